@@ -1,0 +1,301 @@
+//! Forsyth-Edwards Notation in and out, with every check needed so that a position the board
+//! accepts is one the move generator can handle: a malformed FEN is an error saying what is
+//! wrong and where, never a panic or a corrupt board.
+
+use super::{Board, Color, Piece, PieceKind, Square, castle};
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FenError(String);
+
+impl fmt::Display for FenError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "invalid FEN: {}", self.0)
+    }
+}
+
+impl std::error::Error for FenError {}
+
+fn error<T>(message: impl Into<String>) -> Result<T, FenError> {
+    Err(FenError(message.into()))
+}
+
+/// Each castling right, its FEN letter, and the squares its king and rook must stand on.
+const CASTLING: [(u8, char, Square, Square); 4] = [
+    (castle::WHITE_KING, 'K', Square::E1, Square::H1),
+    (castle::WHITE_QUEEN, 'Q', Square::E1, Square::A1),
+    (castle::BLACK_KING, 'k', Square::E8, Square::H8),
+    (castle::BLACK_QUEEN, 'q', Square::E8, Square::A8),
+];
+
+impl Board {
+    /// Parses a FEN. The halfmove clock and fullmove number may be left out (they default to
+    /// 0 and 1), as many tools write only the first four fields.
+    pub fn from_fen(fen: &str) -> Result<Board, FenError> {
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        if fields.len() < 4 {
+            return error(format!(
+                "expected 6 fields (placement, side, castling, en passant, halfmove clock, fullmove number), found {}",
+                fields.len()
+            ));
+        }
+        if fields.len() > 6 {
+            return error(format!("unexpected text after the fullmove number: '{}'", fields[6..].join(" ")));
+        }
+        let mut board = Board::empty();
+        board.parse_placement(fields[0])?;
+        board.side = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return error(format!("side to move must be 'w' or 'b', found '{other}'")),
+        };
+        board.parse_castling(fields[2])?;
+        board.parse_en_passant(fields[3])?;
+        if let Some(text) = fields.get(4) {
+            board.halfmove_clock = parse_counter(text, "halfmove clock")?;
+        }
+        if let Some(text) = fields.get(5) {
+            board.fullmove_number = parse_counter(text, "fullmove number")?;
+        }
+        let waiting = !board.side;
+        if board.is_attacked_by(board.king_square(waiting), board.side) {
+            return error(format!("{} is in check but it is {} to move", name(waiting), name(board.side)));
+        }
+        board.key = board.compute_key();
+        Ok(board)
+    }
+
+    fn parse_placement(&mut self, placement: &str) -> Result<(), FenError> {
+        let ranks: Vec<&str> = placement.split('/').collect();
+        if ranks.len() != 8 {
+            return error(format!("the piece placement has {} ranks, expected 8", ranks.len()));
+        }
+        for (row, text) in ranks.iter().enumerate() {
+            let rank = 7 - row as u8;
+            let mut file = 0u8;
+            for c in text.chars() {
+                if let Some(d) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
+                    file += d as u8;
+                } else if let Some(piece) = Piece::from_letter(c) {
+                    if file < 8 {
+                        self.place_checked(Square::new(file, rank), piece)?;
+                    }
+                    file += 1;
+                } else {
+                    return error(format!("'{c}' on rank {} is neither a piece letter nor a digit 1-8", rank + 1));
+                }
+                if file > 8 {
+                    return error(format!("rank {} ('{text}') has more than 8 squares", rank + 1));
+                }
+            }
+            if file < 8 {
+                return error(format!("rank {} ('{text}') has {file} squares, expected 8", rank + 1));
+            }
+        }
+        for color in Color::BOTH {
+            match self.count(color, PieceKind::King) {
+                1 => {}
+                0 => return error(format!("{} has no king", name(color))),
+                n => return error(format!("{} has {n} kings", name(color))),
+            }
+        }
+        Ok(())
+    }
+
+    /// Places a piece after checking it could be there in a game: no pawn on the first or last
+    /// rank, and no more pieces than eight pawns could have become (which also keeps every
+    /// piece list within its fixed capacity).
+    fn place_checked(&mut self, sq: Square, piece: Piece) -> Result<(), FenError> {
+        let color = piece.color();
+        let kind = piece.kind();
+        if kind == PieceKind::Pawn && (sq.rank() == 0 || sq.rank() == 7) {
+            return error(format!("{} pawn on {sq}: pawns cannot stand on the first or last rank", name(color)));
+        }
+        if kind == PieceKind::King && self.count(color, kind) > 0 {
+            return error(format!("{} has more than one king (second on {sq})", name(color)));
+        }
+        let count_with_new = |k: PieceKind| self.count(color, k) + usize::from(k == kind);
+        let pawns = count_with_new(PieceKind::Pawn);
+        let promoted: usize =
+            [(PieceKind::Knight, 2), (PieceKind::Bishop, 2), (PieceKind::Rook, 2), (PieceKind::Queen, 1)]
+                .iter()
+                .map(|&(k, start)| count_with_new(k).saturating_sub(start))
+                .sum();
+        if pawns + promoted > 8 {
+            return error(format!("{} has more pieces than a game can produce (at {sq})", name(color)));
+        }
+        self.add_piece(sq, piece);
+        Ok(())
+    }
+
+    fn parse_castling(&mut self, text: &str) -> Result<(), FenError> {
+        if text == "-" {
+            return Ok(());
+        }
+        for c in text.chars() {
+            let Some(&(right, _, king_sq, rook_sq)) = CASTLING.iter().find(|entry| entry.1 == c) else {
+                return error(format!("'{c}' in the castling field '{text}' is not one of K, Q, k, q or -"));
+            };
+            if self.castling & right != 0 {
+                return error(format!("castling field '{text}' repeats '{c}'"));
+            }
+            let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+            if self.squares[king_sq] != Piece::new(color, PieceKind::King)
+                || self.squares[rook_sq] != Piece::new(color, PieceKind::Rook)
+            {
+                return error(format!(
+                    "castling right '{c}' needs the {} king on {king_sq} and rook on {rook_sq}",
+                    name(color)
+                ));
+            }
+            self.castling |= right;
+        }
+        Ok(())
+    }
+
+    fn parse_en_passant(&mut self, text: &str) -> Result<(), FenError> {
+        if text == "-" {
+            return Ok(());
+        }
+        let Some(sq) = Square::parse(text) else {
+            return error(format!("en passant square '{text}' is not a square like e3 or '-'"));
+        };
+        let mover = !self.side;
+        let pushed_to = sq.offset(mover.forward());
+        let pushed_from = sq.offset(-mover.forward());
+        if sq.relative_rank(mover) != 2
+            || self.squares[pushed_to] != Piece::new(mover, PieceKind::Pawn)
+            || !self.squares[sq].is_empty()
+            || !self.squares[pushed_from].is_empty()
+        {
+            return error(format!(
+                "en passant square {text} does not follow a two-square advance of a {} pawn",
+                name(mover)
+            ));
+        }
+        self.en_passant = sq;
+        Ok(())
+    }
+
+    pub fn to_fen(&self) -> String {
+        let mut fen = String::with_capacity(90);
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                let piece = self.squares[Square::new(file, rank)];
+                if piece.is_empty() {
+                    empty += 1;
+                    continue;
+                }
+                if empty > 0 {
+                    fen.push(char::from(b'0' + empty));
+                    empty = 0;
+                }
+                fen.push(piece.letter());
+            }
+            if empty > 0 {
+                fen.push(char::from(b'0' + empty));
+            }
+            if rank > 0 {
+                fen.push('/');
+            }
+        }
+        fen.push_str(if self.side == Color::White { " w " } else { " b " });
+        let rights: String = CASTLING.iter().filter(|e| self.castling & e.0 != 0).map(|e| e.1).collect();
+        fen.push_str(if rights.is_empty() { "-" } else { &rights });
+        match self.en_passant() {
+            Some(sq) => fen.push_str(&format!(" {sq}")),
+            None => fen.push_str(" -"),
+        }
+        fen.push_str(&format!(" {} {}", self.halfmove_clock, self.fullmove_number));
+        fen
+    }
+}
+
+fn name(color: Color) -> &'static str {
+    if color == Color::White { "white" } else { "black" }
+}
+
+fn parse_counter(text: &str, what: &str) -> Result<u16, FenError> {
+    match text.parse::<u16>() {
+        Ok(n) => Ok(n),
+        Err(_) => error(format!("{what} '{text}' is not a whole number from 0 to 65535")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        let fens = [
+            super::super::START_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+            "r3k3/8/8/8/8/8/8/4K2R b Kq - 17 93",
+        ];
+        for fen in fens {
+            assert_eq!(Board::from_fen(fen).unwrap().to_fen(), fen);
+        }
+    }
+
+    #[test]
+    fn four_field_fen_gets_default_counters() {
+        let board = Board::from_fen("8/8/8/4k3/8/8/8/4K3 b - -").unwrap();
+        assert_eq!(board.to_fen(), "8/8/8/4k3/8/8/8/4K3 b - - 0 1");
+    }
+
+    #[test]
+    fn malformed_fens_are_rejected_with_a_reason() {
+        let cases = [
+            ("", "expected 6 fields"),
+            ("8/8/8/8/8/8/8/8 w", "found 2"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 extra", "unexpected text"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1", "'X' on rank 1"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1", "rank 1 ('RNBQKBN') has 7 squares"),
+            ("rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "rank 7 ('ppppppppp') has more than 8"),
+            ("rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "'9' on rank 6"),
+            ("rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "7 ranks"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "9 ranks"),
+            ("rnbq1bnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1", "black has no king"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ", ""),
+            ("knbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1", "black has more than one king (second on e8)"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNP w kq - 0 1", "pawn on h1"),
+            ("Pnbqkbnr/pppppppp/8/8/8/8/1PPPPPPP/RNBQKBNR w KQk - 0 1", "pawn on a8"),
+            ("4k3/8/8/8/8/8/PPPPPPPP/QQQQKQQQ w - - 0 1", "more pieces than a game can produce"),
+            ("4k3/8/8/8/8/NNNNNNNN/PNNNNNNN/4K3 w - - 0 1", "more pieces than a game can produce (at c2)"),
+            ("4k3/PPPPPPPP/P7/8/8/8/8/4K3 w - - 0 1", "more pieces than a game can produce (at a6)"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", "side to move must be 'w' or 'b'"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkx - 0 1", "'x' in the castling field"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KKkq - 0 1", "repeats 'K'"),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1",
+                "castling right 'K' needs the white king on e1 and rook on h1",
+            ),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1", "en passant square 'e9' is not a square"),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1",
+                "does not follow a two-square advance of a black pawn",
+            ),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1", "does not follow a two-square advance"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1", "halfmove clock 'x'"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 -3", "fullmove number '-3'"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 99999 1", "halfmove clock '99999'"),
+            ("4k3/8/8/8/8/8/8/4K2r b - - 0 1", "white is in check but it is black to move"),
+            ("8/8/8/8/8/8/8/3Kk3 w - - 0 1", "black is in check but it is white to move"),
+        ];
+        for (fen, expected) in cases {
+            match Board::from_fen(fen) {
+                Ok(_) if expected.is_empty() => {}
+                Ok(_) => panic!("accepted malformed FEN '{fen}'"),
+                Err(e) => {
+                    let message = e.to_string();
+                    assert!(!expected.is_empty() && message.contains(expected), "'{fen}': got '{message}'");
+                }
+            }
+        }
+    }
+}

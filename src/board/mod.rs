@@ -1,0 +1,320 @@
+//! The position: a 10x12 mailbox with piece lists, the game state FEN describes, an incremental
+//! Zobrist key, and an undo stack so moves can be taken back without copying the board.
+
+mod attacks;
+mod fen;
+mod makemove;
+mod moves;
+mod types;
+mod zobrist;
+
+pub use attacks::is_attacked;
+pub use fen::FenError;
+pub use moves::{Move, flag};
+pub use types::{Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
+
+use zobrist::KEYS;
+
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// Most pieces of one kind and colour a legal position can hold: two knights and eight
+/// promoted pawns.
+const MAX_OF_A_KIND: usize = 10;
+
+/// Castling rights as a bit set.
+pub mod castle {
+    pub const WHITE_KING: u8 = 1;
+    pub const WHITE_QUEEN: u8 = 2;
+    pub const BLACK_KING: u8 = 4;
+    pub const BLACK_QUEEN: u8 = 8;
+}
+
+/// What make_move cannot recompute when the move is taken back.
+#[derive(Clone, Copy, Debug)]
+struct Undo {
+    mv: Move,
+    captured: Piece,
+    castling: u8,
+    en_passant: Square,
+    halfmove_clock: u16,
+    key: u64,
+}
+
+#[derive(Clone)]
+pub struct Board {
+    squares: SquareMap<Piece>,
+    /// Where each occupied square's piece sits in its piece list.
+    list_slot: SquareMap<u8>,
+    lists: [[Square; MAX_OF_A_KIND]; Piece::COUNT],
+    counts: [u8; Piece::COUNT],
+    side: Color,
+    castling: u8,
+    /// The square a pawn just passed over, as FEN records it (even when no capture is possible).
+    en_passant: Square,
+    halfmove_clock: u16,
+    fullmove_number: u16,
+    key: u64,
+    history: Vec<Undo>,
+}
+
+impl Board {
+    pub fn start_position() -> Board {
+        Board::from_fen(START_FEN).expect("the start position is valid")
+    }
+
+    fn empty() -> Board {
+        let mut squares = SquareMap::filled(Piece::OFFBOARD);
+        for sq in Square::all() {
+            squares[sq] = Piece::EMPTY;
+        }
+        Board {
+            squares,
+            list_slot: SquareMap::filled(0),
+            lists: [[Square::NONE; MAX_OF_A_KIND]; Piece::COUNT],
+            counts: [0; Piece::COUNT],
+            side: Color::White,
+            castling: 0,
+            en_passant: Square::NONE,
+            halfmove_clock: 0,
+            fullmove_number: 1,
+            key: 0,
+            history: Vec::with_capacity(1024),
+        }
+    }
+
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Piece {
+        self.squares[sq]
+    }
+
+    #[inline]
+    pub fn squares(&self) -> &SquareMap<Piece> {
+        &self.squares
+    }
+
+    #[inline]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    #[inline]
+    pub fn castling_rights(&self) -> u8 {
+        self.castling
+    }
+
+    #[inline]
+    pub fn en_passant(&self) -> Option<Square> {
+        (self.en_passant != Square::NONE).then_some(self.en_passant)
+    }
+
+    #[inline]
+    pub fn halfmove_clock(&self) -> u16 {
+        self.halfmove_clock
+    }
+
+    #[inline]
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// Moves made since the position was set up (the game so far plus the search's own).
+    #[inline]
+    pub fn moves_played(&self) -> usize {
+        self.history.len()
+    }
+
+    #[inline]
+    pub fn last_move(&self) -> Option<Move> {
+        self.history.last().map(|u| u.mv)
+    }
+
+    /// Squares of every `color` `kind` piece, in no particular order.
+    #[inline]
+    pub fn pieces(&self, color: Color, kind: PieceKind) -> &[Square] {
+        let p = Piece::new(color, kind).index();
+        &self.lists[p][..self.counts[p] as usize]
+    }
+
+    #[inline]
+    pub fn count(&self, color: Color, kind: PieceKind) -> usize {
+        self.counts[Piece::new(color, kind).index()] as usize
+    }
+
+    #[inline]
+    pub fn king_square(&self, color: Color) -> Square {
+        self.lists[Piece::new(color, PieceKind::King).index()][0]
+    }
+
+    #[inline]
+    pub fn is_attacked_by(&self, sq: Square, by: Color) -> bool {
+        is_attacked(&self.squares, sq, by)
+    }
+
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.is_attacked_by(self.king_square(self.side), !self.side)
+    }
+
+    /// True when the side to move has a piece other than pawns and king: null-move pruning is
+    /// unsound in pawn endings, where zugzwang is the rule rather than the exception.
+    pub fn has_non_pawn_material(&self, color: Color) -> bool {
+        [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen]
+            .iter()
+            .any(|&k| self.count(color, k) > 0)
+    }
+
+    /// A position neither side can ever win (FIDE's dead position, in its common cases): bare
+    /// kings, a lone minor piece, or bishops that all stand on squares of one colour.
+    pub fn has_insufficient_material(&self) -> bool {
+        let heavy_or_pawn = [PieceKind::Pawn, PieceKind::Rook, PieceKind::Queen];
+        if Color::BOTH.iter().any(|&c| heavy_or_pawn.iter().any(|&k| self.count(c, k) > 0)) {
+            return false;
+        }
+        let knights: usize = Color::BOTH.iter().map(|&c| self.count(c, PieceKind::Knight)).sum();
+        let bishops = || Color::BOTH.iter().flat_map(|&c| self.pieces(c, PieceKind::Bishop));
+        let bishop_count = bishops().count();
+        if knights + bishop_count <= 1 {
+            return true;
+        }
+        let shade = |sq: &Square| (sq.file() + sq.rank()) % 2;
+        knights == 0 && bishops().map(shade).min() == bishops().map(shade).max()
+    }
+
+    /// True if the current position stood before with the same side to move, since the last
+    /// capture or pawn move. Inside the search (within `search_ply` moves) one earlier
+    /// occurrence is enough, since the side that can repeat once can repeat again; a position
+    /// from the game before the search must have occurred twice, making this the third time.
+    pub fn is_repetition(&self, search_ply: usize) -> bool {
+        let reachable = (self.halfmove_clock as usize).min(self.history.len());
+        let mut seen_before_root = 0;
+        for back in (2..=reachable).step_by(2) {
+            if self.history[self.history.len() - back].key == self.key {
+                if back <= search_ply {
+                    return true;
+                }
+                seen_before_root += 1;
+                if seen_before_root == 2 {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// How many times the current position has occurred in the game, counting this one.
+    pub fn occurrences(&self) -> usize {
+        let reachable = (self.halfmove_clock as usize).min(self.history.len());
+        1 + (2..=reachable).step_by(2).filter(|&back| self.history[self.history.len() - back].key == self.key).count()
+    }
+
+    fn add_piece(&mut self, sq: Square, piece: Piece) {
+        let p = piece.index();
+        let slot = self.counts[p];
+        self.squares[sq] = piece;
+        self.lists[p][slot as usize] = sq;
+        self.list_slot[sq] = slot;
+        self.counts[p] = slot + 1;
+        self.key ^= KEYS.pieces[p][sq.0 as usize];
+    }
+
+    fn remove_piece(&mut self, sq: Square) {
+        let piece = self.squares[sq];
+        let p = piece.index();
+        let last = self.counts[p] - 1;
+        let moved = self.lists[p][last as usize];
+        let slot = self.list_slot[sq];
+        self.lists[p][slot as usize] = moved;
+        self.list_slot[moved] = slot;
+        self.counts[p] = last;
+        self.squares[sq] = Piece::EMPTY;
+        self.key ^= KEYS.pieces[p][sq.0 as usize];
+    }
+
+    fn move_piece(&mut self, from: Square, to: Square) {
+        let piece = self.squares[from];
+        let p = piece.index();
+        let slot = self.list_slot[from];
+        self.squares[from] = Piece::EMPTY;
+        self.squares[to] = piece;
+        self.lists[p][slot as usize] = to;
+        self.list_slot[to] = slot;
+        self.key ^= KEYS.pieces[p][from.0 as usize] ^ KEYS.pieces[p][to.0 as usize];
+    }
+
+    /// The key computed from scratch: the incremental key must always equal it.
+    fn compute_key(&self) -> u64 {
+        let mut key = 0;
+        for sq in Square::all() {
+            let piece = self.squares[sq];
+            if !piece.is_empty() {
+                key ^= KEYS.pieces[piece.index()][sq.0 as usize];
+            }
+        }
+        key ^= KEYS.castling[self.castling as usize];
+        if self.side == Color::Black {
+            key ^= KEYS.black_to_move;
+        }
+        if self.en_passant_capturable() {
+            key ^= KEYS.en_passant_file[self.en_passant.file() as usize];
+        }
+        key
+    }
+
+    /// Whether a pawn of the side to move stands beside the pawn that just advanced two squares.
+    /// Only then does the en passant square enter the key, so that positions differing only in
+    /// an en passant square nobody can use count as repetitions, as the rules say.
+    fn en_passant_capturable(&self) -> bool {
+        if self.en_passant == Square::NONE {
+            return false;
+        }
+        let pushed = self.en_passant.offset(-self.side.forward());
+        let pawn = Piece::new(self.side, PieceKind::Pawn);
+        self.squares[pushed.offset(dir::E)] == pawn || self.squares[pushed.offset(dir::W)] == pawn
+    }
+}
+
+impl std::fmt::Display for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        for rank in (0..8).rev() {
+            writeln!(f, " +---+---+---+---+---+---+---+---+")?;
+            for file in 0..8 {
+                let piece = self.squares[Square::new(file, rank)];
+                let c = if piece.is_empty() { ' ' } else { piece.letter() };
+                write!(f, " | {c}")?;
+            }
+            writeln!(f, " | {}", rank + 1)?;
+        }
+        writeln!(f, " +---+---+---+---+---+---+---+---+")?;
+        writeln!(f, "   a   b   c   d   e   f   g   h")?;
+        writeln!(f, "\nFen: {}\nKey: {:016X}", self.to_fen(), self.key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insufficient_material() {
+        let dead = [
+            "8/8/8/4k3/8/8/8/4K3 w - - 0 1",
+            "8/8/8/4k3/8/8/8/4KN2 w - - 0 1",
+            "8/8/8/4k3/8/8/8/4KB2 w - - 0 1",
+            "8/8/8/3bk3/8/8/8/4KB2 w - - 0 1",
+            "8/8/8/4k3/8/8/8/3BKB2 w - - 0 1",
+        ];
+        let alive = [
+            "8/8/8/4k3/8/8/8/2B1KB2 w - - 0 1",
+            "8/8/8/2b1k3/8/8/8/4KB2 w - - 0 1",
+            "8/8/8/4k3/8/8/8/3NKN2 w - - 0 1",
+            "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1",
+            "8/8/8/4k3/8/8/8/4KR2 w - - 0 1",
+        ];
+        for fen in dead {
+            assert!(Board::from_fen(fen).unwrap().has_insufficient_material(), "{fen}");
+        }
+        for fen in alive {
+            assert!(!Board::from_fen(fen).unwrap().has_insufficient_material(), "{fen}");
+        }
+    }
+}

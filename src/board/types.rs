@@ -1,0 +1,379 @@
+//! Colours, pieces and squares of the 10x12 mailbox.
+//!
+//! The 8x8 board sits inside a 10x12 array: two sentinel ranks above and below (so knight jumps
+//! from the edge land on them) and one sentinel file on each side (the left and right borders
+//! share a column because the rows wrap). Move generation walks offsets and stops at the first
+//! non-empty square, so it never needs a bounds check of its own.
+
+use std::fmt;
+use std::ops::{BitAnd, BitOrAssign, Index, IndexMut, Not};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Color {
+    White = 0,
+    Black = 1,
+}
+
+impl Color {
+    pub const BOTH: [Color; 2] = [Color::White, Color::Black];
+
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// +1 for White, -1 for Black: turns a White-relative score into the side's own.
+    #[inline]
+    pub fn sign(self) -> i32 {
+        1 - 2 * self as i32
+    }
+
+    /// The direction this colour's pawns advance on the mailbox.
+    #[inline]
+    pub fn forward(self) -> i8 {
+        if self == Color::White { 10 } else { -10 }
+    }
+}
+
+impl Not for Color {
+    type Output = Color;
+    #[inline]
+    fn not(self) -> Color {
+        if self == Color::White { Color::Black } else { Color::White }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
+pub enum PieceKind {
+    Pawn = 1,
+    Knight = 2,
+    Bishop = 3,
+    Rook = 4,
+    Queen = 5,
+    King = 6,
+}
+
+impl PieceKind {
+    pub const ALL: [PieceKind; 6] =
+        [PieceKind::Pawn, PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen, PieceKind::King];
+
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn letter(self) -> char {
+        b" pnbrqk"[self as usize] as char
+    }
+
+    pub fn from_letter(c: char) -> Option<PieceKind> {
+        Some(match c.to_ascii_lowercase() {
+            'p' => PieceKind::Pawn,
+            'n' => PieceKind::Knight,
+            'b' => PieceKind::Bishop,
+            'r' => PieceKind::Rook,
+            'q' => PieceKind::Queen,
+            'k' => PieceKind::King,
+            _ => return None,
+        })
+    }
+}
+
+/// What stands on a mailbox square: nothing, a piece, or the sentinel border.
+///
+/// A piece is its kind (1..=6) with bit 3 set for Black, so White pieces are 1..=6 and Black
+/// pieces 9..=14. The value doubles as an index into 16-entry tables (piece lists, Zobrist keys)
+/// and makes "is this an enemy piece" a single subtract-and-compare.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Hash)]
+pub struct Piece(u8);
+
+impl Piece {
+    pub const EMPTY: Piece = Piece(0);
+    pub const OFFBOARD: Piece = Piece(16);
+    /// Size of tables indexed by `Piece::index`.
+    pub const COUNT: usize = 16;
+
+    #[inline]
+    pub const fn new(color: Color, kind: PieceKind) -> Piece {
+        Piece(kind as u8 | (color as u8) << 3)
+    }
+
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self == Piece::EMPTY
+    }
+
+    /// True for a piece of `color`; false for empty squares and the border.
+    #[inline]
+    pub fn is_color(self, color: Color) -> bool {
+        self.0.wrapping_sub(1 + 8 * color as u8) < 6
+    }
+
+    /// The piece's colour. Only meaningful for real pieces.
+    #[inline]
+    pub fn color(self) -> Color {
+        if self.0 & 8 == 0 { Color::White } else { Color::Black }
+    }
+
+    /// The piece's kind. Only meaningful for real pieces.
+    #[inline]
+    pub fn kind(self) -> PieceKind {
+        PieceKind::ALL[(self.0 as usize & 7).wrapping_sub(1) % 6]
+    }
+
+    #[inline]
+    pub fn is_kind(self, kind: PieceKind) -> bool {
+        self.0 & 7 == kind as u8 && self.0 < Piece::OFFBOARD.0
+    }
+
+    pub fn letter(self) -> char {
+        let c = self.kind().letter();
+        if self.color() == Color::White { c.to_ascii_uppercase() } else { c }
+    }
+
+    pub fn from_letter(c: char) -> Option<Piece> {
+        let kind = PieceKind::from_letter(c)?;
+        let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+        Some(Piece::new(color, kind))
+    }
+}
+
+/// A square of the 10x12 mailbox: a1 is 21, h1 is 28, a8 is 91, h8 is 98.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Hash)]
+pub struct Square(pub u8);
+
+/// Mailbox steps between neighbouring squares.
+pub mod dir {
+    pub const N: i8 = 10;
+    pub const S: i8 = -10;
+    pub const E: i8 = 1;
+    pub const W: i8 = -1;
+    pub const NE: i8 = 11;
+    pub const NW: i8 = 9;
+    pub const SE: i8 = -9;
+    pub const SW: i8 = -11;
+    pub const ORTHOGONAL: [i8; 4] = [N, S, E, W];
+    pub const DIAGONAL: [i8; 4] = [NE, NW, SE, SW];
+    pub const KING: [i8; 8] = [N, S, E, W, NE, NW, SE, SW];
+    pub const KNIGHT: [i8; 8] = [21, 19, 12, 8, -8, -12, -19, -21];
+}
+
+impl Square {
+    pub const NONE: Square = Square(0);
+    pub const A1: Square = Square(21);
+    pub const B1: Square = Square(22);
+    pub const C1: Square = Square(23);
+    pub const D1: Square = Square(24);
+    pub const E1: Square = Square(25);
+    pub const F1: Square = Square(26);
+    pub const G1: Square = Square(27);
+    pub const H1: Square = Square(28);
+    pub const A8: Square = Square(91);
+    pub const B8: Square = Square(92);
+    pub const C8: Square = Square(93);
+    pub const D8: Square = Square(94);
+    pub const E8: Square = Square(95);
+    pub const F8: Square = Square(96);
+    pub const G8: Square = Square(97);
+    pub const H8: Square = Square(98);
+
+    /// `file` and `rank` count from 0 (a-file, first rank).
+    #[inline]
+    pub const fn new(file: u8, rank: u8) -> Square {
+        Square(21 + file + 10 * rank)
+    }
+
+    /// The 64 playing squares in a1, b1, ..., h8 order.
+    pub fn all() -> impl Iterator<Item = Square> {
+        (0..64).map(Square::from_index64)
+    }
+
+    #[inline]
+    pub const fn from_index64(i: usize) -> Square {
+        Square::new((i % 8) as u8, (i / 8) as u8)
+    }
+
+    /// 0 for a1 up to 63 for h8 (meaningless for border squares).
+    #[inline]
+    pub fn index64(self) -> usize {
+        INDEX64[self.0 as usize & 127] as usize
+    }
+
+    #[inline]
+    pub fn file(self) -> u8 {
+        self.index64() as u8 % 8
+    }
+
+    #[inline]
+    pub fn rank(self) -> u8 {
+        self.index64() as u8 / 8
+    }
+
+    /// The step that walks from `self` towards `other` along a rank, file or diagonal, or 0
+    /// when they share none (or are the same square).
+    #[inline]
+    pub fn line_step(self, other: Square) -> i8 {
+        LINE_STEP[self.index64()][other.index64()]
+    }
+
+    /// The rank as seen from `color`'s side: 0 is its back rank.
+    #[inline]
+    pub fn relative_rank(self, color: Color) -> u8 {
+        if color == Color::White { self.rank() } else { 7 - self.rank() }
+    }
+
+    #[inline]
+    pub fn offset(self, step: i8) -> Square {
+        Square(self.0.wrapping_add_signed(step))
+    }
+
+    pub fn is_on_board(self) -> bool {
+        (21..=98).contains(&self.0) && (1..=8).contains(&(self.0 % 10))
+    }
+
+    pub fn parse(text: &str) -> Option<Square> {
+        let bytes = text.as_bytes();
+        if bytes.len() != 2 || !(b'a'..=b'h').contains(&bytes[0]) || !(b'1'..=b'8').contains(&bytes[1]) {
+            return None;
+        }
+        Some(Square::new(bytes[0] - b'a', bytes[1] - b'1'))
+    }
+}
+
+/// The 8x8 index of every mailbox square, looked up because moves convert on every push.
+static INDEX64: [u8; 128] = {
+    let mut table = [0; 128];
+    let mut i = 0;
+    while i < 64 {
+        table[Square::from_index64(i).0 as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+static LINE_STEP: [[i8; 64]; 64] = {
+    let mut table = [[0; 64]; 64];
+    let mut a = 0;
+    while a < 64 {
+        let mut b = 0;
+        while b < 64 {
+            let files = (b % 8) as i8 - (a % 8) as i8;
+            let ranks = (b / 8) as i8 - (a / 8) as i8;
+            if a != b && (files == 0 || ranks == 0 || files.abs() == ranks.abs()) {
+                table[a][b] = 10 * ranks.signum() + files.signum();
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    table
+};
+
+impl fmt::Display for Square {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}{}", (b'a' + self.file()) as char, (b'1' + self.rank()) as char)
+    }
+}
+
+/// A value for every mailbox square. 128 slots instead of 120 so that indexing with a masked
+/// square needs no bounds check in the hot paths.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SquareMap<T>(pub [T; 128]);
+
+impl<T: Copy> SquareMap<T> {
+    pub const fn filled(value: T) -> SquareMap<T> {
+        SquareMap([value; 128])
+    }
+}
+
+impl<T> Index<Square> for SquareMap<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, sq: Square) -> &T {
+        &self.0[sq.0 as usize & 127]
+    }
+}
+
+impl<T> IndexMut<Square> for SquareMap<T> {
+    #[inline]
+    fn index_mut(&mut self, sq: Square) -> &mut T {
+        &mut self.0[sq.0 as usize & 127]
+    }
+}
+
+/// A set of mailbox squares, one bit per mailbox index.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct SquareSet(u128);
+
+impl SquareSet {
+    pub const EMPTY: SquareSet = SquareSet(0);
+    pub const ALL: SquareSet = SquareSet(u128::MAX);
+
+    #[inline]
+    pub fn contains(self, sq: Square) -> bool {
+        self.0 >> (sq.0 & 127) & 1 != 0
+    }
+
+    #[inline]
+    pub fn insert(&mut self, sq: Square) {
+        self.0 |= 1 << (sq.0 & 127);
+    }
+
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl BitOrAssign for SquareSet {
+    #[inline]
+    fn bitor_assign(&mut self, other: SquareSet) {
+        self.0 |= other.0;
+    }
+}
+
+impl BitAnd for SquareSet {
+    type Output = SquareSet;
+    #[inline]
+    fn bitand(self, other: SquareSet) -> SquareSet {
+        SquareSet(self.0 & other.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn piece_encoding_round_trips() {
+        for color in Color::BOTH {
+            for kind in PieceKind::ALL {
+                let p = Piece::new(color, kind);
+                assert_eq!((p.color(), p.kind()), (color, kind));
+                assert!(p.is_color(color) && !p.is_color(!color));
+                assert_eq!(Piece::from_letter(p.letter()), Some(p));
+            }
+        }
+        for c in Color::BOTH {
+            assert!(!Piece::EMPTY.is_color(c) && !Piece::OFFBOARD.is_color(c));
+        }
+    }
+
+    #[test]
+    fn squares_convert_between_mailbox_and_names() {
+        assert_eq!(Square::parse("a1"), Some(Square::A1));
+        assert_eq!(Square::parse("h8"), Some(Square::H8));
+        assert_eq!(Square::parse("i1"), None);
+        for (i, sq) in Square::all().enumerate() {
+            assert_eq!(sq.index64(), i);
+            assert!(sq.is_on_board());
+            assert_eq!(Square::parse(&sq.to_string()), Some(sq));
+        }
+        assert!(!Square(20).is_on_board() && !Square(29).is_on_board() && !Square(99).is_on_board());
+    }
+}

@@ -1,0 +1,80 @@
+//! What the GUI asked for: how long or how deep to search, and what the search reports back.
+
+use crate::board::Move;
+use std::time::Duration;
+
+/// The limits of one search, as `go` describes them. Everything left `None` is unlimited;
+/// with nothing set at all the search runs until stopped.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    /// Stop once a mate in this many moves (or fewer) is found.
+    pub mate: Option<i32>,
+    /// Spend exactly this long (minus the move overhead).
+    pub movetime: Option<Duration>,
+    /// The side to move's clock, for time management.
+    pub clock: Option<Clock>,
+    /// Search until told to stop, ignoring the clock (`go infinite`, XBoard's analyze mode).
+    pub infinite: bool,
+    /// Search on the opponent's time: like `infinite` until `ponderhit` turns the clock on.
+    pub ponder: bool,
+    /// Consider only these root moves (`go searchmoves`); empty means all.
+    pub searchmoves: Vec<Move>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    pub remaining: Duration,
+    pub increment: Duration,
+    /// Moves until the next time control, if the control is not sudden death.
+    pub moves_to_go: Option<u32>,
+}
+
+/// A score from the side to move's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    Centipawns(i32),
+    /// Mate in this many moves: positive when the side to move mates, negative when mated.
+    Mate(i32),
+}
+
+/// Whether a reported score is exact or only a bound (an aspiration window failed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+/// One line of progress, reported after each completed iteration (and after a failed
+/// aspiration search, with the bound it proved).
+#[derive(Clone, Debug)]
+pub struct Info {
+    pub depth: i32,
+    pub seldepth: i32,
+    pub score: Score,
+    pub bound: Bound,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// Transposition table fill, in permille.
+    pub hashfull: u32,
+    pub pv: Vec<Move>,
+}
+
+impl Info {
+    pub fn nps(&self) -> u64 {
+        (self.nodes as f64 / self.elapsed.as_secs_f64().max(0.001)) as u64
+    }
+}
+
+/// What a search sends back while and after it runs.
+#[derive(Clone, Debug)]
+pub enum Report {
+    Info(Info),
+    /// The search has finished. `best` is `None` only when the side to move has no legal move.
+    BestMove {
+        best: Option<Move>,
+        ponder: Option<Move>,
+    },
+}
