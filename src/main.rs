@@ -4,7 +4,9 @@
 // The board and search APIs are wider than what this commit calls yet.
 #![allow(dead_code, unused_imports)]
 
+mod bench;
 mod board;
+mod eval;
 mod movegen;
 mod perft;
 mod search;
@@ -36,6 +38,12 @@ enum Command {
         #[arg(long, value_name = "D", requires = "epd")]
         max_depth: Option<u32>,
     },
+    /// Search a fixed set of positions to a fixed depth; the last line is
+    /// `<nodes> nodes <nps> nps`.
+    Bench {
+        #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=64))]
+        depth: i32,
+    },
 }
 
 /// Exit code for bad arguments, as clap uses for its own usage errors.
@@ -47,6 +55,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Perft { args, epd: None, .. }) => run_perft(&args),
         Some(Command::Perft { epd: Some(file), max_depth, .. }) => run_perft_suite(&file, max_depth),
+        Some(Command::Bench { depth }) => {
+            bench::run(depth);
+            Ok(ExitCode::SUCCESS)
+        }
         None => Ok(ExitCode::SUCCESS),
     };
     result.unwrap_or_else(|message| {

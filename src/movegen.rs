@@ -100,6 +100,12 @@ pub fn count_legal_moves(board: &Board) -> usize {
     counter.0
 }
 
+/// Whether `mv` is a legal move here. Moves from the transposition table need this check: a
+/// different position with the same key may have stored a move that makes no sense here.
+pub fn is_legal(board: &Board, mv: Move) -> bool {
+    legal_moves(board).contains(mv)
+}
+
 /// Parses a move in coordinate notation (`e2e4`, `e7e8q`, `e1g1`) and returns it only if it is
 /// legal here. Promotion letters are accepted in either case.
 pub fn parse_move(board: &Board, text: &str) -> Option<Move> {

@@ -1,49 +1,85 @@
-//! The search. (Interface in place; the algorithm lands in the next commit.)
+//! The search: iterative deepening over a principal variation search (negamax alpha-beta),
+//! each line ending in a quiescence search of captures.
+//!
+//! Read top to bottom: the `Searcher` runs searches on a thread; `iterative_deepening` searches
+//! one ply deeper each time and reports; `negamax` is the tree search; `quiescence` settles
+//! captures at the leaves so that no line is judged in the middle of an exchange.
 
+mod history;
 mod limits;
+mod movepicker;
+mod time;
+mod tt;
 
 pub use limits::{Bound, Clock, Info, Limits, Report, Score};
 
-use crate::board::Board;
+use crate::board::{Board, Move};
+use crate::eval::evaluate;
 use crate::movegen::legal_moves;
+use history::History;
+use movepicker::MovePicker;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use time::TimeManager;
+use tt::{TranspositionTable, TtEntry};
 
 pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_HASH_MB: usize = 65536;
 pub const MAX_THREADS: usize = 1;
+
+/// The deepest line the search follows; iterative deepening stops short of it.
+pub const MAX_PLY: usize = 128;
+
+const INFINITY: i32 = 32001;
+/// Being mated now scores -MATE; mate in n plies scores MATE - n.
+const MATE: i32 = 32000;
+/// Scores beyond this are mates found within the search horizon.
+const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+const DRAW: i32 = 0;
 
 /// Receives the search's reports, on the search thread.
 pub type Reporter = Box<dyn FnMut(Report) + Send>;
 
 /// Runs searches on a background thread; the caller stays free to read input and to stop it.
 pub struct Searcher {
-    stop: Arc<AtomicBool>,
-    pondering: Arc<AtomicBool>,
+    tt: Arc<TranspositionTable>,
+    /// Move-ordering statistics live here between searches and travel with the search thread.
+    history: Option<Box<History>>,
+    control: Arc<Control>,
     move_overhead: Duration,
-    handle: Option<JoinHandle<()>>,
+    handle: Option<JoinHandle<Box<History>>>,
+}
+
+/// Flags the caller sets while a search runs.
+struct Control {
+    stop: AtomicBool,
+    pondering: AtomicBool,
 }
 
 impl Searcher {
-    pub fn new(_hash_mb: usize) -> Searcher {
+    pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
-            stop: Arc::new(AtomicBool::new(false)),
-            pondering: Arc::new(AtomicBool::new(false)),
-            move_overhead: Duration::from_millis(10),
+            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            history: Some(History::new()),
+            control: Arc::new(Control { stop: AtomicBool::new(false), pondering: AtomicBool::new(false) }),
+            move_overhead: Duration::from_millis(20),
             handle: None,
         }
     }
 
     /// Resizes the transposition table (and clears it). Waits for a running search first.
-    pub fn set_hash_size(&mut self, _mb: usize) {
+    pub fn set_hash_size(&mut self, mb: usize) {
         self.wait();
+        self.tt = Arc::new(TranspositionTable::new(mb.clamp(1, MAX_HASH_MB)));
     }
 
     /// Forgets everything learned: transposition table and move-ordering statistics.
     pub fn clear(&mut self) {
         self.wait();
+        self.tt.clear();
+        self.history = Some(History::new());
     }
 
     pub fn set_threads(&mut self, _threads: usize) {
@@ -58,35 +94,30 @@ impl Searcher {
     /// Reports arrive through `reporter`, ending with exactly one `Report::BestMove`.
     pub fn start(&mut self, board: Board, limits: Limits, mut reporter: Reporter) {
         self.wait();
-        self.stop.store(false, Ordering::SeqCst);
-        self.pondering.store(limits.ponder, Ordering::SeqCst);
-        let stop = Arc::clone(&self.stop);
+        self.control.stop.store(false, Ordering::SeqCst);
+        self.control.pondering.store(limits.ponder, Ordering::SeqCst);
+        self.tt.new_search();
+        let tt = Arc::clone(&self.tt);
+        let control = Arc::clone(&self.control);
+        let mut history = self.history.take().unwrap_or_else(History::new);
+        let time = TimeManager::new(&limits, self.move_overhead);
         self.handle = Some(std::thread::spawn(move || {
-            let start = Instant::now();
-            let best = legal_moves(&board).iter().next();
-            let _ = stop.load(Ordering::Relaxed);
-            reporter(Report::Info(Info {
-                depth: 1,
-                seldepth: 1,
-                score: Score::Centipawns(0),
-                bound: Bound::Exact,
-                nodes: 1,
-                elapsed: start.elapsed(),
-                hashfull: 0,
-                pv: best.into_iter().collect(),
-            }));
-            reporter(Report::BestMove { best, ponder: None });
+            history.clear_killers();
+            let mut worker = Worker::new(board, &tt, &control, &mut history, limits, time);
+            let (best, ponder) = worker.iterative_deepening(&mut reporter);
+            reporter(Report::BestMove { best, ponder });
+            history
         }));
     }
 
     /// Asks the running search to finish now; it still sends its `BestMove`.
     pub fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
+        self.control.stop.store(true, Ordering::SeqCst);
     }
 
     /// The opponent played the move we pondered on: the search continues under the clock.
     pub fn ponderhit(&self) {
-        self.pondering.store(false, Ordering::SeqCst);
+        self.control.pondering.store(false, Ordering::SeqCst);
     }
 
     pub fn is_searching(&self) -> bool {
@@ -96,7 +127,436 @@ impl Searcher {
     /// Blocks until the running search (if any) has finished and reported.
     pub fn wait(&mut self) {
         if let Some(handle) = self.handle.take() {
-            let _ = handle.join();
+            self.history = Some(handle.join().unwrap_or_else(|_| History::new()));
         }
+    }
+}
+
+/// The principal variation below each ply, kept as a triangular table: the line at `ply` is
+/// the best move there followed by the line at `ply + 1`.
+struct PvTable {
+    moves: [[Move; MAX_PLY + 1]; MAX_PLY + 1],
+    len: [usize; MAX_PLY + 1],
+}
+
+impl PvTable {
+    fn clear(&mut self, ply: usize) {
+        self.len[ply] = 0;
+    }
+
+    fn update(&mut self, ply: usize, mv: Move) {
+        let (this, below) = self.moves.split_at_mut(ply + 1);
+        let child_len = self.len[ply + 1];
+        this[ply][0] = mv;
+        this[ply][1..=child_len].copy_from_slice(&below[0][..child_len]);
+        self.len[ply] = child_len + 1;
+    }
+
+    fn line(&self) -> &[Move] {
+        &self.moves[0][..self.len[0]]
+    }
+}
+
+/// One search thread's state.
+struct Worker<'a> {
+    board: Board,
+    tt: &'a TranspositionTable,
+    control: &'a Control,
+    history: &'a mut History,
+    limits: Limits,
+    time: TimeManager,
+    pv: Box<PvTable>,
+    nodes: u64,
+    seldepth: usize,
+    /// Set once the search must unwind; scores computed after it are meaningless.
+    stopped: bool,
+    /// Whether the clock had started when last checked (it has not while pondering).
+    clock_running: bool,
+}
+
+impl<'a> Worker<'a> {
+    fn new(
+        board: Board,
+        tt: &'a TranspositionTable,
+        control: &'a Control,
+        history: &'a mut History,
+        limits: Limits,
+        time: TimeManager,
+    ) -> Worker<'a> {
+        Worker {
+            board,
+            tt,
+            control,
+            history,
+            limits,
+            time,
+            pv: Box::new(PvTable { moves: [[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1], len: [0; MAX_PLY + 1] }),
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            clock_running: true,
+        }
+    }
+
+    /// Searches depth 1, 2, 3, ... until a limit says stop, reporting each completed depth.
+    /// Returns the best move and the expected reply. Only completed iterations count: an
+    /// interrupted one has not looked at every move.
+    fn iterative_deepening(&mut self, reporter: &mut Reporter) -> (Option<Move>, Option<Move>) {
+        let root_moves = legal_moves(&self.board);
+        let Some(first) = root_moves.iter().find(|mv| self.is_root_move(*mv)) else {
+            return (None, None);
+        };
+        let mut best = (Some(first), None);
+        let max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+        for depth in 1..=max_depth {
+            self.seldepth = 0;
+            let score = self.negamax(-INFINITY, INFINITY, depth, 0);
+            if self.stopped && depth > 1 {
+                break;
+            }
+            let line = self.pv.line().to_vec();
+            if let Some(&mv) = line.first() {
+                best = (Some(mv), line.get(1).copied());
+            }
+            reporter(Report::Info(self.info(depth, score, Bound::Exact, line)));
+            if self.stopped || self.found_requested_mate(score) || !self.time.iteration_affordable() {
+                break;
+            }
+        }
+        best
+    }
+
+    fn is_root_move(&self, mv: Move) -> bool {
+        self.limits.searchmoves.is_empty() || self.limits.searchmoves.contains(&mv)
+    }
+
+    fn found_requested_mate(&self, score: i32) -> bool {
+        self.limits.mate.is_some_and(|n| score > MATE_BOUND && MATE - score < 2 * n)
+    }
+
+    fn info(&self, depth: i32, score: i32, bound: Bound, pv: Vec<Move>) -> Info {
+        Info {
+            depth,
+            seldepth: self.seldepth as i32,
+            score: reported_score(score),
+            bound,
+            nodes: self.nodes,
+            elapsed: self.time.elapsed(),
+            hashfull: self.tt.hashfull(),
+            pv,
+        }
+    }
+
+    /// Called at every node: counts it and, every so often, looks at the clock and the flags.
+    fn check_limits(&mut self) {
+        self.nodes += 1;
+        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+            self.stopped = true;
+        }
+        if !self.nodes.is_multiple_of(1024) {
+            return;
+        }
+        if self.control.stop.load(Ordering::Relaxed) {
+            self.stopped = true;
+        }
+        let pondering = self.control.pondering.load(Ordering::Relaxed);
+        if !pondering && !self.clock_running {
+            self.time.restart();
+        }
+        self.clock_running = !pondering;
+        if self.clock_running && self.time.out_of_time() {
+            self.stopped = true;
+        }
+    }
+
+    /// The principal variation search. Returns the score of the position for the side to
+    /// move, exact if it lies strictly between alpha and beta, otherwise a bound.
+    fn negamax(&mut self, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize) -> i32 {
+        let pv_node = beta - alpha > 1;
+        let root = ply == 0;
+        self.pv.clear(ply);
+        if depth <= 0 {
+            return self.quiescence(alpha, beta, ply);
+        }
+        self.check_limits();
+        self.seldepth = self.seldepth.max(ply);
+        // Depth 1 always completes, so there is always a move to play.
+        if self.stopped && !root {
+            return DRAW;
+        }
+
+        let in_check = self.board.in_check();
+        if !root {
+            if self.is_draw(ply, in_check) {
+                return DRAW;
+            }
+            if ply >= MAX_PLY {
+                return evaluate(&self.board);
+            }
+            // Mate distance pruning: no line from here can beat a mate already found closer
+            // to the root, nor be worse than being mated here.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        let entry = self.tt.probe(self.board.key());
+        if let Some(e) = entry
+            && !pv_node
+            && e.depth >= depth
+        {
+            let score = score_from_tt(e.score, ply);
+            if cutoff_allowed(e.bound, score, alpha, beta) {
+                return score;
+            }
+        }
+        let table_move = entry.map_or(Move::NONE, |e| e.mv);
+
+        // A check is answered one ply deeper, so that the search never ends its line on a
+        // position where the reply is forced and may be disastrous.
+        if in_check {
+            depth += 1;
+        }
+
+        let mut picker = MovePicker::new(&self.board, table_move, self.history, ply);
+        let mut best_score = -INFINITY;
+        let mut best_move = Move::NONE;
+        let mut moves_searched = 0;
+        let mut quiets_tried = [Move::NONE; 64];
+        let mut quiet_count = 0;
+        while let Some(mv) = picker.next(&self.board, self.history) {
+            if root && !self.is_root_move(mv) {
+                continue;
+            }
+            self.board.make_move(mv);
+            let score = if moves_searched == 0 {
+                -self.negamax(-beta, -alpha, depth - 1, ply + 1)
+            } else {
+                // Later moves are expected to be worse: prove it with a null window, and search
+                // with the full window only if that fails.
+                let score = -self.negamax(-alpha - 1, -alpha, depth - 1, ply + 1);
+                if score > alpha && score < beta { -self.negamax(-beta, -alpha, depth - 1, ply + 1) } else { score }
+            };
+            self.board.unmake_move();
+            moves_searched += 1;
+            if self.stopped && !(root && depth == 1) {
+                return DRAW;
+            }
+
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = mv;
+                    self.pv.update(ply, mv);
+                    if alpha >= beta {
+                        if !mv.is_noisy() {
+                            self.history.reward_quiet(&self.board, mv, &quiets_tried[..quiet_count], depth, ply);
+                        }
+                        break;
+                    }
+                }
+            }
+            if !mv.is_noisy() && quiet_count < quiets_tried.len() {
+                quiets_tried[quiet_count] = mv;
+                quiet_count += 1;
+            }
+        }
+
+        if moves_searched == 0 {
+            return if in_check { -MATE + ply as i32 } else { DRAW };
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_move != Move::NONE {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.store(best_move, best_score, depth, bound, ply);
+        best_score
+    }
+
+    /// Searches captures (all moves when in check) until the position is quiet. The side to
+    /// move may also "stand pat" on the static evaluation, since it is never forced to capture.
+    fn quiescence(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.check_limits();
+        self.seldepth = self.seldepth.max(ply);
+        if self.stopped {
+            return DRAW;
+        }
+        if ply >= MAX_PLY {
+            return evaluate(&self.board);
+        }
+        let entry = self.tt.probe(self.board.key());
+        if let Some(e) = entry {
+            let score = score_from_tt(e.score, ply);
+            if cutoff_allowed(e.bound, score, alpha, beta) {
+                return score;
+            }
+        }
+
+        let in_check = self.board.in_check();
+        let mut best_score = -INFINITY;
+        if !in_check {
+            best_score = evaluate(&self.board);
+            if best_score >= beta {
+                return best_score;
+            }
+            alpha = alpha.max(best_score);
+        }
+
+        let table_move = entry.map_or(Move::NONE, |e| e.mv);
+        let mut picker = if in_check {
+            MovePicker::new(&self.board, table_move, self.history, ply)
+        } else {
+            MovePicker::noisy(table_move)
+        };
+        let mut best_move = Move::NONE;
+        let mut moves_searched = 0;
+        while let Some(mv) = picker.next(&self.board, self.history) {
+            self.board.make_move(mv);
+            let score = -self.quiescence(-beta, -alpha, ply + 1);
+            self.board.unmake_move();
+            moves_searched += 1;
+            if self.stopped {
+                return DRAW;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = mv;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if in_check && moves_searched == 0 {
+            return -MATE + ply as i32;
+        }
+        let bound = if best_score >= beta { Bound::Lower } else { Bound::Upper };
+        self.store(best_move, best_score, 0, bound, ply);
+        best_score
+    }
+
+    /// Draws by rule: repetition (see `Board::is_repetition`), the fifty-move rule (unless
+    /// the last move mated), and material with which nobody can mate.
+    fn is_draw(&self, ply: usize, in_check: bool) -> bool {
+        if self.board.halfmove_clock() >= 100 {
+            return !in_check || !legal_moves(&self.board).is_empty();
+        }
+        self.board.is_repetition(ply) || self.board.has_insufficient_material()
+    }
+
+    fn store(&self, mv: Move, score: i32, depth: i32, bound: Bound, ply: usize) {
+        let entry = TtEntry { mv, score: score_to_tt(score, ply), eval: 0, depth, bound };
+        self.tt.store(self.board.key(), entry);
+    }
+}
+
+/// Whether a stored score with this bound settles the node for the window alpha..beta.
+fn cutoff_allowed(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
+    match bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+    }
+}
+
+/// Mate scores count plies from the root; the table stores them counted from the position
+/// itself, so that an entry stays right when the position is reached at another ply.
+fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score + ply as i32
+    } else if score < -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score - ply as i32
+    } else if score < -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// Converts an internal score to what the GUI is told: mates in moves, not plies.
+fn reported_score(score: i32) -> Score {
+    if score > MATE_BOUND {
+        Score::Mate((MATE - score + 1) / 2)
+    } else if score < -MATE_BOUND {
+        Score::Mate(-(MATE + score) / 2)
+    } else {
+        Score::Centipawns(score)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    fn search(fen: &str, limits: Limits) -> (Vec<Info>, Option<Move>) {
+        let mut searcher = Searcher::new(16);
+        let (tx, rx) = mpsc::channel();
+        searcher.start(Board::from_fen(fen).unwrap(), limits, Box::new(move |r| tx.send(r).unwrap()));
+        searcher.wait();
+        let mut infos = Vec::new();
+        let mut best = None;
+        for report in rx.try_iter() {
+            match report {
+                Report::Info(info) => infos.push(info),
+                Report::BestMove { best: mv, .. } => best = mv,
+            }
+        }
+        (infos, best)
+    }
+
+    fn depth(d: i32) -> Limits {
+        Limits { depth: Some(d), ..Limits::default() }
+    }
+
+    #[test]
+    fn finds_mate_in_two() {
+        let (infos, best) = search("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 0", depth(5));
+        assert_eq!(infos.last().unwrap().score, Score::Mate(2));
+        assert_eq!(best.unwrap().to_string(), "d5f6");
+    }
+
+    #[test]
+    fn reports_being_mated() {
+        // Kg8 is forced and Qb8 mates.
+        let (infos, _) = search("7k/8/6K1/8/8/8/8/1Q6 b - - 0 1", depth(4));
+        assert!(matches!(infos.last().unwrap().score, Score::Mate(-1)), "{:?}", infos.last());
+    }
+
+    #[test]
+    fn checkmated_or_stalemated_side_has_no_move() {
+        assert_eq!(search("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", depth(3)).1, None);
+        assert_eq!(search("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", depth(3)).1, None);
+    }
+
+    #[test]
+    fn avoids_stalemating_when_winning() {
+        // Qf7 would stalemate; a queen up, White must find something else.
+        let (infos, best) = search("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", depth(6));
+        assert_ne!(best.unwrap().to_string(), "f1f7");
+        assert!(matches!(infos.last().unwrap().score, Score::Mate(_) | Score::Centipawns(500..)));
+    }
+
+    #[test]
+    fn a_queen_down_takes_the_perpetual_check() {
+        let (infos, best) = search("1q3rk1/5p1p/8/8/8/8/3Q1PPP/6K1 w - - 0 1", depth(8));
+        assert_eq!(infos.last().unwrap().score, Score::Centipawns(0));
+        assert_eq!(best.unwrap().to_string(), "d2g5");
     }
 }

@@ -295,6 +295,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn repetitions_count_the_game_before_the_search() {
+        let mut board = Board::start_position();
+        let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
+        for text in shuffle {
+            board.make_move(crate::movegen::parse_move(&board, text).unwrap());
+        }
+        assert_eq!(board.occurrences(), 2);
+        // Twice in the game is not yet a draw at the root, but a repetition inside the search
+        // (all four moves searched) is.
+        assert!(!board.is_repetition(0));
+        assert!(board.is_repetition(4));
+        for text in shuffle {
+            board.make_move(crate::movegen::parse_move(&board, text).unwrap());
+        }
+        assert_eq!(board.occurrences(), 3);
+        assert!(board.is_repetition(0));
+    }
+
+    #[test]
     fn insufficient_material() {
         let dead = [
             "8/8/8/4k3/8/8/8/4K3 w - - 0 1",

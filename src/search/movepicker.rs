@@ -1,0 +1,137 @@
+//! Staged move ordering: the move the transposition table remembers, then captures (most
+//! valuable victim first, least valuable attacker breaking ties), then quiet moves (killers,
+//! the counter-move, then by history). Each stage is generated only when the one before is
+//! exhausted, so a node that is refuted by its first move never generates the rest.
+
+use super::history::History;
+use crate::board::{Board, Move, PieceKind};
+use crate::movegen::{MAX_MOVES, MoveList, generate, is_legal, kind};
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Stage {
+    TableMove,
+    GenerateNoisy,
+    Noisy,
+    GenerateQuiet,
+    Quiet,
+    Done,
+}
+
+/// Values for ordering captures by victim; the king is never captured.
+const VICTIM_VALUE: [i32; 7] = [0, 100, 300, 300, 500, 900, 0];
+
+/// Above any history score, so killers and the counter-move come first among quiet moves.
+const KILLER_SCORE: i32 = 1 << 20;
+
+pub struct MovePicker {
+    stage: Stage,
+    table_move: Move,
+    /// Killers and counter-move, best first.
+    refutations: [Move; 3],
+    with_quiets: bool,
+    moves: [Move; MAX_MOVES],
+    scores: [i32; MAX_MOVES],
+    len: usize,
+    next: usize,
+}
+
+impl MovePicker {
+    /// All moves, for the main search.
+    pub fn new(board: &Board, table_move: Move, history: &History, ply: usize) -> MovePicker {
+        let [first, second] = history.killers(ply);
+        MovePicker::with_stages(table_move, [first, second, history.counter(board)], true)
+    }
+
+    /// Captures and queen promotions only, for quiescence search out of check.
+    pub fn noisy(table_move: Move) -> MovePicker {
+        let table_move = if table_move.is_noisy() { table_move } else { Move::NONE };
+        MovePicker::with_stages(table_move, [Move::NONE; 3], false)
+    }
+
+    fn with_stages(table_move: Move, refutations: [Move; 3], with_quiets: bool) -> MovePicker {
+        MovePicker {
+            stage: Stage::TableMove,
+            table_move,
+            refutations,
+            with_quiets,
+            moves: [Move::NONE; MAX_MOVES],
+            scores: [0; MAX_MOVES],
+            len: 0,
+            next: 0,
+        }
+    }
+
+    pub fn next(&mut self, board: &Board, history: &History) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TableMove => {
+                    self.stage = Stage::GenerateNoisy;
+                    if self.table_move != Move::NONE && is_legal(board, self.table_move) {
+                        return Some(self.table_move);
+                    }
+                    self.table_move = Move::NONE;
+                }
+                Stage::GenerateNoisy => {
+                    self.fill::<{ kind::NOISY }>(board, |mv| capture_score(board, mv));
+                    self.stage = Stage::Noisy;
+                }
+                Stage::Noisy => match self.pick_best() {
+                    Some(mv) => return Some(mv),
+                    None => self.stage = if self.with_quiets { Stage::GenerateQuiet } else { Stage::Done },
+                },
+                Stage::GenerateQuiet => {
+                    let side = board.side_to_move();
+                    let refutations = self.refutations;
+                    self.fill::<{ kind::QUIET }>(board, |mv| match refutations.iter().position(|&r| r == mv) {
+                        Some(rank) => KILLER_SCORE - rank as i32,
+                        None => history.score(side, mv),
+                    });
+                    self.stage = Stage::Quiet;
+                }
+                Stage::Quiet => match self.pick_best() {
+                    Some(mv) => return Some(mv),
+                    None => self.stage = Stage::Done,
+                },
+                Stage::Done => return None,
+            }
+        }
+    }
+
+    /// Generates one stage's moves (minus the table move, already tried) and scores them.
+    fn fill<const KIND: u8>(&mut self, board: &Board, score: impl Fn(Move) -> i32) {
+        let mut list = MoveList::new();
+        generate::<KIND, _>(board, &mut list);
+        self.len = 0;
+        self.next = 0;
+        for mv in list.iter().filter(|&mv| mv != self.table_move) {
+            self.moves[self.len] = mv;
+            self.scores[self.len] = score(mv);
+            self.len += 1;
+        }
+    }
+
+    /// Selection sort, one step at a time: most nodes need only the first few moves.
+    fn pick_best(&mut self) -> Option<Move> {
+        if self.next == self.len {
+            return None;
+        }
+        let best = (self.next..self.len).max_by_key(|&i| self.scores[i]).expect("range is not empty");
+        self.moves.swap(self.next, best);
+        self.scores.swap(self.next, best);
+        self.next += 1;
+        Some(self.moves[self.next - 1])
+    }
+}
+
+/// Most valuable victim first; among equal victims, the least valuable attacker first.
+fn capture_score(board: &Board, mv: Move) -> i32 {
+    let victim = if mv.is_en_passant() {
+        VICTIM_VALUE[PieceKind::Pawn.index()]
+    } else if mv.is_capture() {
+        VICTIM_VALUE[board.piece_at(mv.to()).kind().index()]
+    } else {
+        0
+    };
+    let promotion = mv.promoted().map_or(0, |k| VICTIM_VALUE[k.index()]);
+    victim * 8 + promotion - board.piece_at(mv.from()).kind().index() as i32
+}

@@ -1,0 +1,91 @@
+//! Time management: how long to think about this move, given the clock.
+//!
+//! Two limits. The optimum is the time this move deserves; iterative deepening starts no new
+//! iteration past a fraction of it, since the next iteration would take longer than all before
+//! it. The maximum is a hard stop, checked during the search, and never more than a safe part
+//! of what is left on the clock, so the engine cannot lose on time.
+
+use super::Limits;
+use std::time::{Duration, Instant};
+
+/// Moves the rest of the game is assumed to take when the time control does not say.
+const EXPECTED_MOVES_LEFT: u32 = 30;
+
+pub struct TimeManager {
+    start: Instant,
+    optimum: Option<Duration>,
+    maximum: Option<Duration>,
+}
+
+impl TimeManager {
+    pub fn new(limits: &Limits, overhead: Duration) -> TimeManager {
+        let start = Instant::now();
+        if limits.infinite {
+            return TimeManager { start, optimum: None, maximum: None };
+        }
+        if let Some(movetime) = limits.movetime {
+            let budget = movetime.saturating_sub(overhead).max(Duration::from_millis(1));
+            return TimeManager { start, optimum: Some(budget), maximum: Some(budget) };
+        }
+        let Some(clock) = limits.clock else {
+            return TimeManager { start, optimum: None, maximum: None };
+        };
+        let available = clock.remaining.saturating_sub(overhead);
+        let moves_left = clock.moves_to_go.map_or(EXPECTED_MOVES_LEFT, |m| m.clamp(1, EXPECTED_MOVES_LEFT));
+        let maximum = (available * 3 / 4).min((available / moves_left + clock.increment * 3 / 4) * 4);
+        let optimum = (available / moves_left + clock.increment * 3 / 4).min(maximum);
+        TimeManager { start, optimum: Some(optimum), maximum: Some(maximum) }
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// The clock starts now: after `ponderhit`, the time spent pondering was the opponent's.
+    pub fn restart(&mut self) {
+        self.start = Instant::now();
+    }
+
+    /// Past the hard limit: stop at once.
+    pub fn out_of_time(&self) -> bool {
+        self.maximum.is_some_and(|max| self.elapsed() >= max)
+    }
+
+    /// Whether another iteration is worth starting.
+    pub fn iteration_affordable(&self) -> bool {
+        self.optimum.is_none_or(|opt| self.elapsed() < opt * 6 / 10)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Clock;
+
+    fn clock(remaining_ms: u64, increment_ms: u64, moves_to_go: Option<u32>) -> Limits {
+        let clock = Clock {
+            remaining: Duration::from_millis(remaining_ms),
+            increment: Duration::from_millis(increment_ms),
+            moves_to_go,
+        };
+        Limits { clock: Some(clock), ..Limits::default() }
+    }
+
+    #[test]
+    fn never_plans_beyond_the_clock() {
+        let overhead = Duration::from_millis(20);
+        for limits in [clock(1000, 10, None), clock(50, 0, None), clock(10, 0, None), clock(5000, 0, Some(1))] {
+            let tm = TimeManager::new(&limits, overhead);
+            let remaining = limits.clock.unwrap().remaining;
+            assert!(tm.maximum.unwrap() + overhead <= remaining.max(overhead));
+            assert!(tm.optimum.unwrap() <= tm.maximum.unwrap());
+        }
+    }
+
+    #[test]
+    fn movetime_is_spent_minus_overhead() {
+        let limits = Limits { movetime: Some(Duration::from_millis(300)), ..Limits::default() };
+        let tm = TimeManager::new(&limits, Duration::from_millis(10));
+        assert_eq!(tm.maximum, Some(Duration::from_millis(290)));
+    }
+}
