@@ -8,6 +8,7 @@
 mod history;
 mod limits;
 mod movepicker;
+mod see;
 mod time;
 mod tt;
 

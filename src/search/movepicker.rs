@@ -1,9 +1,11 @@
-//! Staged move ordering: the move the transposition table remembers, then captures (most
-//! valuable victim first, least valuable attacker breaking ties), then quiet moves (killers,
-//! the counter-move, then by history). Each stage is generated only when the one before is
-//! exhausted, so a node that is refuted by its first move never generates the rest.
+//! Staged move ordering: the move the transposition table remembers, then captures that do not
+//! lose material (most valuable victim first, least valuable attacker breaking ties), then quiet
+//! moves (killers, the counter-move, then by history), and last the captures that lose
+//! material by static exchange. Each stage is generated only when the one before is exhausted,
+//! so a node that is refuted by its first move never generates the rest.
 
 use super::history::History;
+use super::see::see_ge;
 use crate::board::{Board, Move, PieceKind};
 use crate::movegen::{MAX_MOVES, MoveList, generate, is_legal, kind};
 
@@ -14,6 +16,7 @@ enum Stage {
     Noisy,
     GenerateQuiet,
     Quiet,
+    BadNoisy,
     Done,
 }
 
@@ -28,11 +31,16 @@ pub struct MovePicker {
     table_move: Move,
     /// Killers and counter-move, best first.
     refutations: [Move; 3],
-    with_quiets: bool,
+    /// The main search wants every move; quiescence only captures that do not lose material.
+    all_moves: bool,
     moves: [Move; MAX_MOVES],
     scores: [i32; MAX_MOVES],
     len: usize,
     next: usize,
+    /// Captures put off for losing material, kept in the order they were picked.
+    bad_noisy: [Move; MAX_MOVES],
+    bad_len: usize,
+    bad_next: usize,
 }
 
 impl MovePicker {
@@ -42,22 +50,26 @@ impl MovePicker {
         MovePicker::with_stages(table_move, [first, second, history.counter(board)], true)
     }
 
-    /// Captures and queen promotions only, for quiescence search out of check.
+    /// Captures and queen promotions that do not lose material, for quiescence search out of
+    /// check.
     pub fn noisy(table_move: Move) -> MovePicker {
         let table_move = if table_move.is_noisy() { table_move } else { Move::NONE };
         MovePicker::with_stages(table_move, [Move::NONE; 3], false)
     }
 
-    fn with_stages(table_move: Move, refutations: [Move; 3], with_quiets: bool) -> MovePicker {
+    fn with_stages(table_move: Move, refutations: [Move; 3], all_moves: bool) -> MovePicker {
         MovePicker {
             stage: Stage::TableMove,
             table_move,
             refutations,
-            with_quiets,
+            all_moves,
             moves: [Move::NONE; MAX_MOVES],
             scores: [0; MAX_MOVES],
             len: 0,
             next: 0,
+            bad_noisy: [Move::NONE; MAX_MOVES],
+            bad_len: 0,
+            bad_next: 0,
         }
     }
 
@@ -76,8 +88,12 @@ impl MovePicker {
                     self.stage = Stage::Noisy;
                 }
                 Stage::Noisy => match self.pick_best() {
-                    Some(mv) => return Some(mv),
-                    None => self.stage = if self.with_quiets { Stage::GenerateQuiet } else { Stage::Done },
+                    Some(mv) if see_ge(board, mv, 0) => return Some(mv),
+                    Some(mv) => {
+                        self.bad_noisy[self.bad_len] = mv;
+                        self.bad_len += 1;
+                    }
+                    None => self.stage = if self.all_moves { Stage::GenerateQuiet } else { Stage::Done },
                 },
                 Stage::GenerateQuiet => {
                     let side = board.side_to_move();
@@ -90,8 +106,16 @@ impl MovePicker {
                 }
                 Stage::Quiet => match self.pick_best() {
                     Some(mv) => return Some(mv),
-                    None => self.stage = Stage::Done,
+                    None => self.stage = Stage::BadNoisy,
                 },
+                Stage::BadNoisy => {
+                    if self.bad_next == self.bad_len {
+                        self.stage = Stage::Done;
+                    } else {
+                        self.bad_next += 1;
+                        return Some(self.bad_noisy[self.bad_next - 1]);
+                    }
+                }
                 Stage::Done => return None,
             }
         }
