@@ -39,6 +39,8 @@ const MATE: i32 = 32000;
 /// Scores beyond this are mates found within the search horizon.
 const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 const DRAW: i32 = 0;
+/// Stands for "not evaluated" (positions in check) in the table's evaluation field.
+const NO_EVAL: i32 = -32768;
 
 /// Receives the search's reports, on the search thread.
 pub type Reporter = Box<dyn FnMut(Report) + Send>;
@@ -314,6 +316,30 @@ impl<'a> Worker<'a> {
             }
         }
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
+        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry) };
+
+        if !pv_node && !in_check {
+            // Null-move pruning: if passing the turn still leaves us above beta after a
+            // reduced search, a real move will too. Unsound in zugzwang, so never without
+            // pieces (pawn endings), and never twice in a row.
+            if depth >= 3
+                && static_eval >= beta
+                && self.board.last_move() != Some(Move::NONE)
+                && self.board.has_non_pawn_material(self.board.side_to_move())
+            {
+                let reduction = 3 + depth / 4 + ((static_eval - beta) / 200).min(3);
+                self.board.make_null_move();
+                let score = -self.negamax(-beta, -beta + 1, depth - reduction, ply + 1);
+                self.board.unmake_null_move();
+                if self.stopped {
+                    return DRAW;
+                }
+                if score >= beta {
+                    // A mate found after passing is not a mate we can claim.
+                    return if score > MATE_BOUND { beta } else { score };
+                }
+            }
+        }
 
         // A check is answered one ply deeper, so that the search never ends its line on a
         // position where the reply is forced and may be disastrous.
@@ -376,7 +402,7 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        self.store(best_move, best_score, depth, bound, ply);
+        self.store(best_move, best_score, static_eval, depth, bound, ply);
         best_score
     }
 
@@ -400,9 +426,10 @@ impl<'a> Worker<'a> {
         }
 
         let in_check = self.board.in_check();
+        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry) };
         let mut best_score = -INFINITY;
         if !in_check {
-            best_score = evaluate(&self.board);
+            best_score = static_eval;
             if best_score >= beta {
                 return best_score;
             }
@@ -440,8 +467,16 @@ impl<'a> Worker<'a> {
             return -MATE + ply as i32;
         }
         let bound = if best_score >= beta { Bound::Lower } else { Bound::Upper };
-        self.store(best_move, best_score, 0, bound, ply);
+        self.store(best_move, best_score, static_eval, 0, bound, ply);
         best_score
+    }
+
+    /// The static evaluation, from the table when an earlier visit saved it.
+    fn static_eval(&self, entry: Option<TtEntry>) -> i32 {
+        match entry {
+            Some(e) if e.eval != NO_EVAL => e.eval,
+            _ => evaluate(&self.board),
+        }
     }
 
     /// Draws by rule: repetition (see `Board::is_repetition`), the fifty-move rule (unless
@@ -453,8 +488,8 @@ impl<'a> Worker<'a> {
         self.board.is_repetition(ply) || self.board.has_insufficient_material()
     }
 
-    fn store(&self, mv: Move, score: i32, depth: i32, bound: Bound, ply: usize) {
-        let entry = TtEntry { mv, score: score_to_tt(score, ply), eval: 0, depth, bound };
+    fn store(&self, mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, ply: usize) {
+        let entry = TtEntry { mv, score: score_to_tt(score, ply), eval, depth, bound };
         self.tt.store(self.board.key(), entry);
     }
 }
