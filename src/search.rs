@@ -19,8 +19,8 @@ use crate::eval::evaluate;
 use crate::movegen::legal_moves;
 use history::History;
 use movepicker::MovePicker;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use time::TimeManager;
@@ -169,6 +169,8 @@ struct Worker<'a> {
     limits: Limits,
     time: TimeManager,
     pv: Box<PvTable>,
+    /// Static evaluation at each ply of the current line (NO_EVAL when in check).
+    eval_stack: [i32; MAX_PLY + 1],
     nodes: u64,
     seldepth: usize,
     /// Set once the search must unwind; scores computed after it are meaningless.
@@ -194,6 +196,7 @@ impl<'a> Worker<'a> {
             limits,
             time,
             pv: Box::new(PvTable { moves: [[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1], len: [0; MAX_PLY + 1] }),
+            eval_stack: [NO_EVAL; MAX_PLY + 1],
             nodes: 0,
             seldepth: 0,
             stopped: false,
@@ -317,6 +320,9 @@ impl<'a> Worker<'a> {
         }
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
         let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry) };
+        self.eval_stack[ply] = static_eval;
+        // Whether our position is better than on our previous move: if not, prune harder.
+        let improving = !in_check && ply >= 2 && static_eval > self.eval_stack[ply - 2];
 
         if !pv_node && !in_check {
             // Null-move pruning: if passing the turn still leaves us above beta after a
@@ -361,9 +367,24 @@ impl<'a> Worker<'a> {
             let score = if moves_searched == 0 {
                 -self.negamax(-beta, -alpha, depth - 1, ply + 1)
             } else {
+                // Late move reductions: with good ordering, late quiet moves rarely matter, so
+                // they get a shallower search first, and the full depth only if it surprises.
+                let mut reduction = 0;
+                if depth >= 3 && !mv.is_noisy() && moves_searched > pv_node as usize {
+                    reduction = late_move_reduction(depth, moves_searched);
+                    reduction -= pv_node as i32;
+                    reduction -= picker.is_refutation(mv) as i32;
+                    reduction -= self.board.in_check() as i32;
+                    reduction -= self.history.score(!self.board.side_to_move(), mv) / 8192;
+                    reduction += !improving as i32;
+                    reduction = reduction.clamp(0, depth - 2);
+                }
                 // Later moves are expected to be worse: prove it with a null window, and search
                 // with the full window only if that fails.
-                let score = -self.negamax(-alpha - 1, -alpha, depth - 1, ply + 1);
+                let mut score = -self.negamax(-alpha - 1, -alpha, depth - 1 - reduction, ply + 1);
+                if score > alpha && reduction > 0 {
+                    score = -self.negamax(-alpha - 1, -alpha, depth - 1, ply + 1);
+                }
                 if score > alpha && score < beta { -self.negamax(-beta, -alpha, depth - 1, ply + 1) } else { score }
             };
             self.board.unmake_move();
@@ -492,6 +513,21 @@ impl<'a> Worker<'a> {
         let entry = TtEntry { mv, score: score_to_tt(score, ply), eval, depth, bound };
         self.tt.store(self.board.key(), entry);
     }
+}
+
+/// How many plies to take off a late quiet move: more the deeper the search and the later the
+/// move comes in the ordering.
+fn late_move_reduction(depth: i32, move_number: usize) -> i32 {
+    static TABLE: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
+        let mut table = [[0; 64]; 64];
+        for (d, row) in table.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+            }
+        }
+        table
+    });
+    TABLE[depth.min(63) as usize][move_number.min(63)]
 }
 
 /// Whether a stored score with this bound settles the node for the window alpha..beta.

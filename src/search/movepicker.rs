@@ -121,6 +121,11 @@ impl MovePicker {
         }
     }
 
+    /// Whether `mv` is a killer or the counter-move: a quiet move with a record of refuting.
+    pub fn is_refutation(&self, mv: Move) -> bool {
+        self.refutations.contains(&mv)
+    }
+
     /// Generates one stage's moves (minus the table move, already tried) and scores them.
     fn fill<const KIND: u8>(&mut self, board: &Board, score: impl Fn(Move) -> i32) {
         let mut list = MoveList::new();
