@@ -19,6 +19,7 @@ use crate::eval::evaluate;
 use crate::movegen::legal_moves;
 use history::History;
 use movepicker::MovePicker;
+use see::see_ge;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::thread::JoinHandle;
@@ -325,6 +326,11 @@ impl<'a> Worker<'a> {
         let improving = !in_check && ply >= 2 && static_eval > self.eval_stack[ply - 2];
 
         if !pv_node && !in_check {
+            // Reverse futility pruning: far enough above beta that a shallow search will not
+            // bring the score back down.
+            if depth <= 8 && static_eval - 75 * (depth - improving as i32) >= beta && beta.abs() < MATE_BOUND {
+                return static_eval;
+            }
             // Null-move pruning: if passing the turn still leaves us above beta after a
             // reduced search, a real move will too. Unsound in zugzwang, so never without
             // pieces (pawn endings), and never twice in a row.
@@ -359,9 +365,33 @@ impl<'a> Worker<'a> {
         let mut moves_searched = 0;
         let mut quiets_tried = [Move::NONE; 64];
         let mut quiet_count = 0;
+        let mut legal_moves_seen = 0;
         while let Some(mv) = picker.next(&self.board, self.history) {
             if root && !self.is_root_move(mv) {
                 continue;
+            }
+            legal_moves_seen += 1;
+            // Shallow pruning of moves unlikely to matter, once a move has been found that
+            // does not lose to mate (so pruning never turns a position into a false mate).
+            if !root && best_score > -MATE_BOUND && depth <= 8 {
+                let quiet = !mv.is_noisy();
+                // Late move pruning: after this many quiet moves, the rest are not worth a look.
+                if quiet
+                    && !pv_node
+                    && !in_check
+                    && quiet_count >= (3 + depth * depth) as usize / (2 - improving as usize)
+                {
+                    continue;
+                }
+                // Futility pruning: a quiet move cannot raise a hopeless static score to alpha.
+                if quiet && !in_check && static_eval + 90 + 80 * depth <= alpha {
+                    continue;
+                }
+                // Moves that lose material by exchange, more readily the shallower the search.
+                let margin = if quiet { -60 * depth } else { -25 * depth * depth };
+                if !see_ge(&self.board, mv, margin) {
+                    continue;
+                }
             }
             self.board.make_move(mv);
             let score = if moves_searched == 0 {
@@ -413,7 +443,7 @@ impl<'a> Worker<'a> {
             }
         }
 
-        if moves_searched == 0 {
+        if legal_moves_seen == 0 {
             return if in_check { -MATE + ply as i32 } else { DRAW };
         }
         let bound = if best_score >= beta {
