@@ -215,9 +215,10 @@ impl<'a> Worker<'a> {
         };
         let mut best = (Some(first), None);
         let max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+        let mut score = 0;
         for depth in 1..=max_depth {
             self.seldepth = 0;
-            let score = self.negamax(-INFINITY, INFINITY, depth, 0);
+            score = self.aspiration_search(depth, score, reporter);
             if self.stopped && depth > 1 {
                 break;
             }
@@ -231,6 +232,39 @@ impl<'a> Worker<'a> {
             }
         }
         best
+    }
+
+    /// Searches with a narrow window around the previous iteration's score, which cuts off
+    /// more of the tree; when the score falls outside, the window widens on that side and the
+    /// search repeats. Shallow depths, whose scores still jump about, use the full window.
+    fn aspiration_search(&mut self, depth: i32, previous: i32, reporter: &mut Reporter) -> i32 {
+        let mut delta = 20;
+        let (mut alpha, mut beta) = if depth >= 5 {
+            ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
+        } else {
+            (-INFINITY, INFINITY)
+        };
+        loop {
+            let score = self.negamax(alpha, beta, depth, 0);
+            if self.stopped {
+                return score;
+            }
+            let bound = if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITY);
+                Bound::Upper
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITY);
+                Bound::Lower
+            } else {
+                return score;
+            };
+            // A GUI showing a long search likes to see that the score is moving.
+            if self.time.elapsed() > Duration::from_secs(2) {
+                reporter(Report::Info(self.info(depth, score, bound, self.pv.line().to_vec())));
+            }
+            delta += delta / 2;
+        }
     }
 
     fn is_root_move(&self, mv: Move) -> bool {
@@ -357,6 +391,11 @@ impl<'a> Worker<'a> {
         // position where the reply is forced and may be disastrous.
         if in_check {
             depth += 1;
+        }
+        // Internal iterative reduction: with no move from the table this node was not searched
+        // before, probably matters less than it seems, and ordering is poor; search it shallower.
+        if depth >= 4 && table_move == Move::NONE {
+            depth -= 1;
         }
 
         let mut picker = MovePicker::new(&self.board, table_move, self.history, ply);
