@@ -5,6 +5,7 @@
 #![allow(dead_code, unused_imports)]
 
 mod board;
+mod engine;
 mod movegen;
 mod perft;
 mod search;
