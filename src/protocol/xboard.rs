@@ -16,7 +16,7 @@ use crate::engine::{
 use crate::movegen::legal_moves;
 use crate::search::{Bound, Clock, Info, Limits, MAX_HASH_MB, MAX_THREADS, Report, Score};
 use std::sync::mpsc::Receiver;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How thinking time is given.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,8 +56,10 @@ struct XBoard<'a> {
     ponder: bool,
     time_control: TimeControl,
     max_depth: Option<i32>,
-    /// Our clock as the last `time` command gave it.
+    /// Our clock as the last `time` command gave it, less the time we used since.
     our_time: Option<Duration>,
+    /// When the search for our current move started (or the ponder hit came).
+    move_started: Instant,
     thinking: Option<Thinking>,
     /// `ping`s received while thinking on our move: answered once the move is out.
     pongs: Vec<String>,
@@ -82,6 +84,7 @@ pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
         time_control: TimeControl::Level { moves: 40, base: Duration::from_secs(300), increment: Duration::ZERO },
         max_depth: None,
         our_time: None,
+        move_started: Instant::now(),
         thinking: None,
         pongs: Vec::new(),
         last_info: None,
@@ -288,6 +291,7 @@ impl XBoard<'_> {
             if text.to_ascii_lowercase() == predicted.to_string() {
                 log::debug!("ponder hit: {predicted}");
                 self.execute(EngineCommand::PonderHit);
+                self.move_started = Instant::now();
                 match thinking.finished {
                     Some((best, ponder)) => {
                         self.thinking = None;
@@ -355,6 +359,7 @@ impl XBoard<'_> {
         }
         let limits = self.move_limits();
         self.last_info = None;
+        self.move_started = Instant::now();
         if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
             self.thinking = Some(Thinking { id, task: Task::Move, finished: None });
         }
@@ -374,10 +379,7 @@ impl XBoard<'_> {
         match self.time_control {
             TimeControl::PerMove(time) => limits.movetime = Some(time),
             TimeControl::Level { moves, base, increment } => {
-                // Each side has made half the moves played since the position was set up
-                // (rounded down), whoever moved first.
-                let made = (self.engine.board().moves_played() / 2) as u32;
-                let moves_to_go = (moves > 0).then(|| moves - made % moves);
+                let moves_to_go = moves_to_go(moves, self.engine.board().moves_played());
                 let remaining = self.our_time.unwrap_or(base);
                 limits.clock = Some(Clock { remaining, increment, moves_to_go });
             }
@@ -387,6 +389,11 @@ impl XBoard<'_> {
 
     /// Plays the move a search chose, announces it, and claims the result or starts pondering.
     fn play_own_move(&mut self, best: Option<Move>, ponder: Option<Move>) {
+        // Until the next `time` command, our clock is what it was less the time we took, plus
+        // the increment: a ponder search starts from that.
+        if let (Some(time), TimeControl::Level { increment, .. }) = (self.our_time, self.time_control) {
+            self.our_time = Some(time.saturating_sub(self.move_started.elapsed()) + increment);
+        }
         if let Some(mv) = best {
             self.execute(EngineCommand::PlayMove(mv.to_string()));
             self.out.send(format!("move {mv}"));
@@ -521,6 +528,14 @@ fn thinking_line(info: &Info) -> String {
     line
 }
 
+/// Moves left until the next time control for the side to move, with `session` moves per
+/// control (0: the whole game) and `plies` played since the game's start position. Each side
+/// has made half the plies (rounded down), whoever moved first.
+fn moves_to_go(session: u32, plies: usize) -> Option<u32> {
+    let made = (plies / 2) as u32;
+    (session > 0).then(|| session - made % session)
+}
+
 /// Whether a word is shaped like a coordinate move (`e2e4`, `e7e8q`), legal or not.
 fn looks_like_move(word: &str) -> bool {
     let b = word.as_bytes();
@@ -595,6 +610,17 @@ mod tests {
         info.score = Score::Centipawns(-35);
         info.pv = vec![Move::NONE, Move::NONE];
         assert_eq!(thinking_line(&info), "4 -35 123 500 0000 0000");
+    }
+
+    #[test]
+    fn moves_to_the_next_control() {
+        assert_eq!(moves_to_go(0, 10), None);
+        // White's first move, Black's first move, White's 40th and 41st.
+        assert_eq!(moves_to_go(40, 0), Some(40));
+        assert_eq!(moves_to_go(40, 1), Some(40));
+        assert_eq!(moves_to_go(40, 78), Some(1));
+        assert_eq!(moves_to_go(40, 80), Some(40));
+        assert_eq!(moves_to_go(40, 79), Some(1));
     }
 
     #[test]
