@@ -308,8 +308,7 @@ mod tests {
 
     fn engine() -> (Engine, mpsc::Receiver<(SearchId, Report)>) {
         let (tx, rx) = mpsc::channel();
-        let tx = std::sync::Mutex::new(tx);
-        (Engine::new(Arc::new(move |id, report| tx.lock().unwrap().send((id, report)).unwrap())), rx)
+        (Engine::new(Arc::new(move |id, report| drop(tx.send((id, report))))), rx)
     }
 
     fn position(fen: &str, moves: &[&str]) -> EngineCommand {
