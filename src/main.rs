@@ -6,15 +6,18 @@
 
 mod bench;
 mod board;
+mod engine;
 mod eval;
 mod movegen;
 mod perft;
+mod protocol;
 mod search;
 
 use board::Board;
 use clap::{Parser, Subcommand};
+use search::Limits;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Parser)]
 #[command(name = "sentinel", version, about = "A chess engine speaking UCI and XBoard")]
@@ -44,6 +47,23 @@ enum Command {
         #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=64))]
         depth: i32,
     },
+    /// Search one position and print UCI `info` lines and the `bestmove`:
+    /// `search startpos --depth 6`, `search "<fen>" --movetime 2000`. Without a limit the
+    /// search gets one second.
+    Search {
+        /// `startpos` or a FEN (quoted, or as separate words).
+        #[arg(num_args = 1.., required = true, value_name = "POSITION")]
+        position: Vec<String>,
+        /// Search this many plies deep.
+        #[arg(long, value_name = "D", group = "limit", value_parser = clap::value_parser!(i32).range(1..))]
+        depth: Option<i32>,
+        /// Search this many milliseconds.
+        #[arg(long, value_name = "MS", group = "limit")]
+        movetime: Option<u64>,
+        /// Search this many nodes.
+        #[arg(long, value_name = "N", group = "limit")]
+        nodes: Option<u64>,
+    },
 }
 
 /// Exit code for bad arguments, as clap uses for its own usage errors.
@@ -59,7 +79,11 @@ fn main() -> ExitCode {
             bench::run(depth);
             Ok(ExitCode::SUCCESS)
         }
-        None => Ok(ExitCode::SUCCESS),
+        Some(Command::Search { position, depth, movetime, nodes }) => run_search(&position, depth, movetime, nodes),
+        None => {
+            protocol::run();
+            Ok(ExitCode::SUCCESS)
+        }
     };
     result.unwrap_or_else(|message| {
         eprintln!("sentinel: {message}");
@@ -74,6 +98,25 @@ fn parse_position(words: &[String]) -> Result<Board, String> {
         return Ok(Board::start_position());
     }
     Board::from_fen(&text).map_err(|e| e.to_string())
+}
+
+/// How long `search` thinks when given no limit.
+const DEFAULT_SEARCH_TIME: Duration = Duration::from_secs(1);
+
+fn run_search(
+    position: &[String],
+    depth: Option<i32>,
+    movetime: Option<u64>,
+    nodes: Option<u64>,
+) -> Result<ExitCode, String> {
+    let text = position.join(" ");
+    let fen = (text.trim() != "startpos").then_some(text);
+    let mut limits = Limits { depth, nodes, movetime: movetime.map(Duration::from_millis), ..Limits::default() };
+    if depth.is_none() && nodes.is_none() && movetime.is_none() {
+        limits.movetime = Some(DEFAULT_SEARCH_TIME);
+    }
+    protocol::search_once(fen, limits)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_perft(args: &[String]) -> Result<ExitCode, String> {

@@ -1,0 +1,391 @@
+//! The Universal Chess Interface. The GUI owns the game: it sends the whole position before
+//! every `go`, and each `go` is answered by exactly one `bestmove`. Errors are reported as
+//! `info string` lines and never end the engine.
+
+use super::{Event, Output, split_command};
+use crate::board::{Color, Move};
+use crate::engine::{
+    DEFAULT_MOVE_OVERHEAD_MS, Engine, EngineCommand, EngineOption, MAX_MOVE_OVERHEAD_MS, Outcome, SearchId,
+};
+use crate::search::{Bound, Clock, DEFAULT_HASH_MB, Info, Limits, MAX_HASH_MB, MAX_THREADS, Report, Score};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+/// A `go` that has not been answered yet.
+struct Pending {
+    id: SearchId,
+    /// `go infinite` and `go ponder`: the bestmove waits for `stop` or `ponderhit`.
+    hold: bool,
+    /// The bestmove line of a search that ended while held.
+    held: Option<String>,
+}
+
+struct Uci<'a> {
+    engine: Engine,
+    out: &'a mut Output,
+    pending: Vec<Pending>,
+}
+
+/// Runs the protocol; the `uci` line that chose it has been read and is answered first.
+pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
+    let mut uci = Uci { engine, out, pending: Vec::new() };
+    uci.identify();
+    while let Ok(event) = events.recv() {
+        match event {
+            Event::Line(line) => {
+                if !uci.command(&line) {
+                    break;
+                }
+            }
+            Event::Search(id, report) => uci.report(id, report),
+            Event::InputClosed => break,
+        }
+    }
+    let _ = uci.engine.execute(EngineCommand::Quit);
+}
+
+impl Uci<'_> {
+    /// Handles one line; false means quit.
+    fn command(&mut self, line: &str) -> bool {
+        let (command, args) = split_command(line);
+        match command {
+            "" => {}
+            "uci" => self.identify(),
+            "isready" => self.out.send("readyok"),
+            "debug" | "register" => {}
+            "ucinewgame" => {
+                self.release_all();
+                self.execute(EngineCommand::NewGame);
+            }
+            "setoption" => {
+                self.release_all();
+                self.set_option(args);
+            }
+            "position" => {
+                self.release_all();
+                self.position(args);
+            }
+            "go" => {
+                self.release_all();
+                self.go(args);
+            }
+            "stop" => {
+                self.execute(EngineCommand::Stop);
+                self.release_all();
+            }
+            "ponderhit" => {
+                self.execute(EngineCommand::PonderHit);
+                self.release_all();
+            }
+            "quit" => return false,
+            _ => self.error(format!("unknown command: {}", line.trim())),
+        }
+        true
+    }
+
+    fn identify(&mut self) {
+        self.out.send(format!("id name Sentinel {}", env!("CARGO_PKG_VERSION")));
+        self.out.send(format!("id author {}", author()));
+        let options = [
+            format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
+            format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
+            format!(
+                "option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD_MS} min 0 max {MAX_MOVE_OVERHEAD_MS}"
+            ),
+            "option name Clear Hash type button".to_string(),
+            "option name Ponder type check default false".to_string(),
+        ];
+        for option in options {
+            self.out.send(option);
+        }
+        self.out.send("uciok");
+    }
+
+    fn error(&mut self, message: impl AsRef<str>) {
+        log::info!("{}", message.as_ref());
+        self.out.send(format!("info string {}", message.as_ref()));
+    }
+
+    fn execute(&mut self, command: EngineCommand) -> Option<Outcome> {
+        match self.engine.execute(command) {
+            Ok(outcome) => Some(outcome),
+            Err(e) => {
+                self.error(e.to_string());
+                None
+            }
+        }
+    }
+
+    /// `stop`, `ponderhit`, or a command that ends the search anyway: every bestmove still
+    /// to come is printed when it arrives, and any already held goes out now.
+    fn release_all(&mut self) {
+        let mut still_running = Vec::new();
+        for mut pending in std::mem::take(&mut self.pending) {
+            match pending.held.take() {
+                Some(line) => self.out.send(line),
+                None => {
+                    pending.hold = false;
+                    still_running.push(pending);
+                }
+            }
+        }
+        self.pending = still_running;
+    }
+
+    fn report(&mut self, id: SearchId, report: Report) {
+        let Some(index) = self.pending.iter().position(|p| p.id == id) else {
+            return;
+        };
+        match report {
+            Report::Info(info) => self.out.send(info_line(&info)),
+            Report::BestMove { best, ponder } => {
+                let line = best_move_line(best, ponder);
+                if self.pending[index].hold {
+                    self.pending[index].held = Some(line);
+                } else {
+                    self.pending.remove(index);
+                    self.out.send(line);
+                }
+            }
+        }
+    }
+
+    /// `setoption name <name> [value <value>]`; names are case-insensitive.
+    fn set_option(&mut self, args: &str) {
+        let words: Vec<&str> = args.split_whitespace().collect();
+        if words.first().is_none_or(|w| !w.eq_ignore_ascii_case("name")) {
+            return self.error(format!("expected 'setoption name <name> [value <value>]', got 'setoption {args}'"));
+        }
+        let value_at = words.iter().position(|w| w.eq_ignore_ascii_case("value")).unwrap_or(words.len());
+        let name = words[1..value_at].join(" ");
+        let value = words.get(value_at + 1..).map(|v| v.join(" ")).unwrap_or_default();
+        let number =
+            |value: &str| value.parse::<u64>().map_err(|_| format!("{name} needs a whole number, got '{value}'"));
+        let option = match name.to_ascii_lowercase().as_str() {
+            "hash" => number(&value).map(|mb| EngineOption::Hash(mb as usize)),
+            "threads" => number(&value).map(|n| EngineOption::Threads(n as usize)),
+            "move overhead" => number(&value).map(|ms| EngineOption::MoveOverhead(Duration::from_millis(ms))),
+            "clear hash" => Ok(EngineOption::ClearHash),
+            "ponder" => match value.to_ascii_lowercase().as_str() {
+                "true" => Ok(EngineOption::Ponder(true)),
+                "false" => Ok(EngineOption::Ponder(false)),
+                _ => Err(format!("Ponder is 'true' or 'false', got '{value}'")),
+            },
+            _ => Err(format!("unknown option: {name}")),
+        };
+        match option {
+            Ok(option) => {
+                self.execute(EngineCommand::SetOption(option));
+            }
+            Err(message) => self.error(message),
+        }
+    }
+
+    /// `position startpos|fen <fen> [moves ...]`. A bad FEN or move leaves the old position.
+    fn position(&mut self, args: &str) {
+        let words: Vec<&str> = args.split_whitespace().collect();
+        let moves_at = words.iter().position(|w| *w == "moves").unwrap_or(words.len());
+        let moves = words.get(moves_at + 1..).unwrap_or_default().iter().map(|m| m.to_string()).collect();
+        let fen = match words[..moves_at] {
+            ["startpos"] => None,
+            ["fen", ref fen @ ..] if !fen.is_empty() => Some(fen.join(" ")),
+            _ => {
+                return self
+                    .error(format!("expected 'position startpos|fen <fen> [moves ...]', got 'position {args}'"));
+            }
+        };
+        if let Err(e) = self.engine.execute(EngineCommand::SetPosition { fen, moves }) {
+            self.error(format!("{e}; position unchanged"));
+        }
+    }
+
+    /// `go` with any of its arguments. A bad argument is reported and skipped, and the search
+    /// starts anyway: the GUI is waiting for a bestmove.
+    fn go(&mut self, args: &str) {
+        let (limits, errors) = parse_go(args, &self.engine);
+        for message in errors {
+            self.error(message);
+        }
+        let hold = limits.infinite || limits.ponder;
+        if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
+            self.pending.push(Pending { id, hold, held: None });
+        }
+    }
+}
+
+const GO_KEYWORDS: [&str; 12] = [
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+];
+
+/// Parses the arguments of `go` into limits, with a message for each argument it skipped.
+fn parse_go(args: &str, engine: &Engine) -> (Limits, Vec<String>) {
+    let mut limits = Limits::default();
+    let mut errors = Vec::new();
+    let (mut time, mut inc) = ([None, None], [None, None]);
+    let mut moves_to_go = None;
+    let mut words = args.split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        match word {
+            "infinite" => limits.infinite = true,
+            "ponder" => limits.ponder = true,
+            "searchmoves" => {
+                while let Some(text) = words.next_if(|w| !GO_KEYWORDS.contains(w)) {
+                    match engine.parse_move(text) {
+                        Some(mv) => limits.searchmoves.push(mv),
+                        None => errors.push(format!("go searchmoves: ignoring illegal move {text}")),
+                    }
+                }
+            }
+            keyword if GO_KEYWORDS.contains(&keyword) => {
+                let Some(value) = words.next_if(|w| !GO_KEYWORDS.contains(w)) else {
+                    errors.push(format!("go {keyword}: missing value"));
+                    continue;
+                };
+                let Ok(number) = value.parse::<i64>() else {
+                    errors.push(format!("go {keyword}: '{value}' is not a whole number, ignored"));
+                    continue;
+                };
+                let ms = Duration::from_millis(number.max(0) as u64);
+                let positive = (number > 0).then_some(number);
+                match keyword {
+                    "wtime" => time[0] = Some(ms),
+                    "btime" => time[1] = Some(ms),
+                    "winc" => inc[0] = Some(ms),
+                    "binc" => inc[1] = Some(ms),
+                    "movestogo" => moves_to_go = positive.map(|n| n.min(u32::MAX as i64) as u32),
+                    "movetime" => limits.movetime = Some(ms),
+                    "depth" | "mate" | "nodes" if positive.is_none() => {
+                        errors.push(format!("go {keyword}: must be positive, got {number}, ignored"))
+                    }
+                    "depth" => limits.depth = Some(number.min(i32::MAX as i64) as i32),
+                    "mate" => limits.mate = Some(number.min(i32::MAX as i64) as i32),
+                    _ => limits.nodes = Some(number as u64),
+                }
+            }
+            other => errors.push(format!("go: unknown argument '{other}', ignored")),
+        }
+    }
+    let us = match engine.board().side_to_move() {
+        Color::White => 0,
+        Color::Black => 1,
+    };
+    if let Some(remaining) = time[us] {
+        limits.clock = Some(Clock { remaining, increment: inc[us].unwrap_or_default(), moves_to_go });
+    }
+    (limits, errors)
+}
+
+/// The first author named in Cargo.toml, or the project's name when none is.
+fn author() -> &'static str {
+    let authors = env!("CARGO_PKG_AUTHORS");
+    if authors.is_empty() { "the Sentinel developers" } else { authors.split(':').next().unwrap_or(authors) }
+}
+
+/// `info depth .. seldepth .. score .. nodes .. nps .. hashfull .. time .. pv ..`
+pub fn info_line(info: &Info) -> String {
+    let score = match info.score {
+        Score::Centipawns(cp) => format!("cp {cp}"),
+        Score::Mate(moves) => format!("mate {moves}"),
+    };
+    let bound = match info.bound {
+        Bound::Exact => "",
+        Bound::Lower => " lowerbound",
+        Bound::Upper => " upperbound",
+    };
+    let mut line = format!(
+        "info depth {} seldepth {} score {score}{bound} nodes {} nps {} hashfull {} time {}",
+        info.depth,
+        info.seldepth,
+        info.nodes,
+        info.nps(),
+        info.hashfull,
+        info.elapsed.as_millis()
+    );
+    if !info.pv.is_empty() {
+        line.push_str(" pv");
+        for mv in &info.pv {
+            line.push_str(&format!(" {mv}"));
+        }
+    }
+    line
+}
+
+/// `bestmove e2e4 [ponder e7e5]`, or `bestmove 0000` when there is no legal move.
+pub fn best_move_line(best: Option<Move>, ponder: Option<Move>) -> String {
+    match (best, ponder) {
+        (Some(best), Some(ponder)) => format!("bestmove {best} ponder {ponder}"),
+        (Some(best), None) => format!("bestmove {best}"),
+        (None, _) => "bestmove 0000".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ReportSink;
+    use std::sync::Arc;
+
+    fn engine() -> Engine {
+        let sink: ReportSink = Arc::new(|_, _| {});
+        Engine::new(sink)
+    }
+
+    #[test]
+    fn go_clock_is_the_side_to_move() {
+        let mut engine = engine();
+        let (limits, errors) = parse_go("wtime 1000 btime 2000 winc 10 binc 20 movestogo 5", &engine);
+        assert!(errors.is_empty());
+        let clock = limits.clock.unwrap();
+        assert_eq!((clock.remaining.as_millis(), clock.increment.as_millis(), clock.moves_to_go), (1000, 10, Some(5)));
+        engine.execute(EngineCommand::PlayMove("e2e4".into())).unwrap();
+        let (limits, _) = parse_go("wtime 1000 btime -50 winc 10", &engine);
+        let clock = limits.clock.unwrap();
+        assert_eq!((clock.remaining.as_millis(), clock.increment.as_millis(), clock.moves_to_go), (0, 0, None));
+    }
+
+    #[test]
+    fn go_arguments() {
+        let engine = engine();
+        let (limits, errors) = parse_go("searchmoves e2e4 d2d4 e2e5 depth 7 nodes 1000 mate 3 movetime 250", &engine);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(limits.searchmoves.iter().map(|m| m.to_string()).collect::<Vec<_>>(), ["e2e4", "d2d4"]);
+        assert_eq!((limits.depth, limits.nodes, limits.mate), (Some(7), Some(1000), Some(3)));
+        assert_eq!(limits.movetime, Some(Duration::from_millis(250)));
+        assert!(!limits.infinite && !limits.ponder && limits.clock.is_none());
+        let (limits, errors) = parse_go("depth x infinite nodes ponder fly", &engine);
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(limits.infinite && limits.ponder && limits.depth.is_none() && limits.nodes.is_none());
+    }
+
+    #[test]
+    fn info_lines() {
+        let e2e4 = crate::movegen::parse_move(&crate::board::Board::start_position(), "e2e4").unwrap();
+        let info = Info {
+            depth: 5,
+            seldepth: 9,
+            score: Score::Mate(-3),
+            bound: Bound::Upper,
+            nodes: 5000,
+            elapsed: Duration::from_millis(500),
+            hashfull: 12,
+            pv: vec![e2e4],
+        };
+        assert_eq!(
+            info_line(&info),
+            "info depth 5 seldepth 9 score mate -3 upperbound nodes 5000 nps 10000 hashfull 12 time 500 pv e2e4"
+        );
+        assert_eq!(best_move_line(None, None), "bestmove 0000");
+        assert_eq!(best_move_line(Some(e2e4), Some(e2e4)), "bestmove e2e4 ponder e2e4");
+    }
+}

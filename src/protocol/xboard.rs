@@ -1,0 +1,633 @@
+//! The XBoard (CECP) protocol, version 2. Unlike UCI the engine keeps the game: the GUI sends
+//! single moves, says which side the engine plays, and expects the engine to move by itself
+//! and to claim the result when the game ends.
+//!
+//! Pondering (`hard`): after its move the engine plays the reply it expects and searches on
+//! the opponent's time. If the opponent plays that reply the search goes on under our clock
+//! (a ponder hit); any other move, or any command that touches the game, takes the expected
+//! reply back first.
+
+use super::{Event, Output, split_command};
+use crate::board::{Color, Move};
+use crate::engine::{
+    DEFAULT_MOVE_OVERHEAD_MS, EndReason, Engine, EngineCommand, EngineError, EngineOption, GameResult,
+    MAX_MOVE_OVERHEAD_MS, Outcome, SearchId,
+};
+use crate::movegen::legal_moves;
+use crate::search::{Bound, Clock, Info, Limits, MAX_HASH_MB, MAX_THREADS, Report, Score};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+/// How thinking time is given.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum TimeControl {
+    /// `level MPS BASE INC`: `moves` per session (0 for the whole game), with an increment.
+    Level { moves: u32, base: Duration, increment: Duration },
+    /// `st SECONDS`: a fixed time per move.
+    PerMove(Duration),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Task {
+    /// Thinking on our own move; its result is played.
+    Move,
+    /// Thinking on the opponent's time, with `predicted` already played on the board.
+    Ponder {
+        predicted: Move,
+    },
+    Analyze,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Thinking {
+    id: SearchId,
+    task: Task,
+    /// A ponder search that ended before the opponent moved keeps its best and ponder moves.
+    finished: Option<(Option<Move>, Option<Move>)>,
+}
+
+struct XBoard<'a> {
+    engine: Engine,
+    out: &'a mut Output,
+    /// The colour the engine plays; `None` in force mode.
+    engine_color: Option<Color>,
+    analyzing: bool,
+    post: bool,
+    ponder: bool,
+    time_control: TimeControl,
+    max_depth: Option<i32>,
+    /// Our clock as the last `time` command gave it, less the time we used since.
+    our_time: Option<Duration>,
+    /// When the search for our current move started (or the ponder hit came).
+    move_started: Instant,
+    thinking: Option<Thinking>,
+    /// `ping`s received while thinking on our move: answered once the move is out.
+    pongs: Vec<String>,
+    last_info: Option<Info>,
+}
+
+/// Commands that leave a ponder search running; every other command ends it first.
+const KEEP_PONDERING: [&str; 13] = [
+    "ping", "time", "otim", "usermove", "post", "nopost", "hard", "computer", "name", "accepted", "rejected", "draw",
+    "hint",
+];
+
+/// Runs the protocol; the `xboard` line that chose it has been read.
+pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
+    let mut xboard = XBoard {
+        engine,
+        out,
+        engine_color: Some(Color::Black),
+        analyzing: false,
+        post: false,
+        ponder: false,
+        time_control: TimeControl::Level { moves: 40, base: Duration::from_secs(300), increment: Duration::ZERO },
+        max_depth: None,
+        our_time: None,
+        move_started: Instant::now(),
+        thinking: None,
+        pongs: Vec::new(),
+        last_info: None,
+    };
+    while let Ok(event) = events.recv() {
+        match event {
+            Event::Line(line) => {
+                if !xboard.command(&line) {
+                    break;
+                }
+            }
+            Event::Search(id, report) => xboard.report(id, report),
+            Event::InputClosed => break,
+        }
+    }
+    let _ = xboard.engine.execute(EngineCommand::Quit);
+}
+
+impl XBoard<'_> {
+    /// Handles one line; false means quit.
+    fn command(&mut self, line: &str) -> bool {
+        let line = line.trim();
+        let (command, args) = split_command(line);
+        let bare_move = args.is_empty() && looks_like_move(command);
+        if !KEEP_PONDERING.contains(&command) && !bare_move {
+            self.cancel_ponder();
+        }
+        match command {
+            "" | "xboard" | "accepted" | "rejected" | "computer" | "random" | "draw" | "bk" | "otim" | "ics"
+            | "rating" | "name" => {}
+            "protover" => self.features(),
+            "new" => {
+                self.cancel_thinking();
+                self.execute(EngineCommand::NewGame);
+                self.engine_color = Some(Color::Black);
+                self.analyzing = false;
+                self.max_depth = None;
+                self.our_time = None;
+            }
+            "variant" if args == "normal" => {}
+            "variant" => self.error("only normal chess is played", line),
+            "force" => {
+                self.cancel_thinking();
+                self.engine_color = None;
+            }
+            "go" => {
+                if !self.analyzing {
+                    self.cancel_thinking();
+                    self.engine_color = Some(self.engine.board().side_to_move());
+                    self.think();
+                }
+            }
+            "playother" => {
+                self.cancel_thinking();
+                self.engine_color = Some(!self.engine.board().side_to_move());
+            }
+            "?" => {
+                if self.thinking.is_some_and(|t| t.task == Task::Move) {
+                    self.execute(EngineCommand::Stop);
+                }
+            }
+            "usermove" => self.user_move(args),
+            "ping" => {
+                if self.thinking.is_some_and(|t| t.task == Task::Move) {
+                    self.pongs.push(args.to_string());
+                } else {
+                    self.out.send(format!("pong {args}"));
+                }
+            }
+            "setboard" => {
+                match self.engine.execute(EngineCommand::SetPosition { fen: Some(args.to_string()), moves: Vec::new() })
+                {
+                    Ok(_) => {
+                        self.cancel_thinking();
+                        self.position_set();
+                    }
+                    Err(e) => self.error(&e.to_string(), line),
+                }
+            }
+            "undo" | "remove" => {
+                let count = if command == "undo" { 1 } else { 2 };
+                match self.engine.execute(EngineCommand::TakeBack(count)) {
+                    Ok(_) => {
+                        self.cancel_thinking();
+                        self.position_set();
+                    }
+                    Err(e) => self.error(&e.to_string(), line),
+                }
+            }
+            "level" => match parse_level(args) {
+                Ok(time_control) => self.time_control = time_control,
+                Err(reason) => self.error(&reason, line),
+            },
+            "st" => match parse_seconds(args) {
+                Some(seconds) if seconds > Duration::ZERO => self.time_control = TimeControl::PerMove(seconds),
+                _ => self.error("st needs a positive number of seconds", line),
+            },
+            "sd" => match args.parse::<i32>() {
+                Ok(depth) if depth > 0 => self.max_depth = Some(depth),
+                _ => self.error("sd needs a positive whole number", line),
+            },
+            "time" => match args.parse::<i64>() {
+                Ok(centiseconds) => self.our_time = Some(Duration::from_millis(centiseconds.max(0) as u64 * 10)),
+                Err(_) => self.error("time needs a whole number of centiseconds", line),
+            },
+            "result" => {
+                self.cancel_thinking();
+                self.engine_color = None;
+                self.analyzing = false;
+            }
+            "post" => self.post = true,
+            "nopost" => self.post = false,
+            "hard" => self.ponder = true,
+            "easy" => self.ponder = false,
+            "hint" => {
+                if let Some(Thinking { task: Task::Ponder { predicted }, .. }) = self.thinking {
+                    self.out.send(format!("Hint: {predicted}"));
+                }
+            }
+            "analyze" => {
+                self.cancel_thinking();
+                self.engine_color = None;
+                self.analyzing = true;
+                self.analyze();
+            }
+            "exit" => {
+                if self.analyzing {
+                    self.cancel_thinking();
+                    self.analyzing = false;
+                }
+            }
+            "." => self.analysis_status(),
+            "memory" => match args.parse::<u64>() {
+                Ok(mb) => self.set_option(EngineOption::Hash(mb.clamp(1, MAX_HASH_MB as u64) as usize), line),
+                Err(_) => self.error("memory needs a whole number of MB", line),
+            },
+            "cores" => match args.parse::<u64>() {
+                Ok(cores) => self.set_option(EngineOption::Threads(cores.clamp(1, MAX_THREADS as u64) as usize), line),
+                Err(_) => self.error("cores needs a whole number", line),
+            },
+            "option" => self.option(args, line),
+            "quit" => return false,
+            _ if bare_move => self.user_move(command),
+            _ => self.out.send(format!("Error (unknown command): {line}")),
+        }
+        true
+    }
+
+    fn error(&mut self, reason: &str, line: &str) {
+        log::info!("{reason}: {line}");
+        self.out.send(format!("Error ({reason}): {line}"));
+    }
+
+    fn execute(&mut self, command: EngineCommand) -> Option<Outcome> {
+        match self.engine.execute(command) {
+            Ok(outcome) => Some(outcome),
+            Err(e) => {
+                log::error!("engine refused a command the protocol checked: {e}");
+                None
+            }
+        }
+    }
+
+    fn set_option(&mut self, option: EngineOption, line: &str) {
+        if let Err(e) = self.engine.execute(EngineCommand::SetOption(option)) {
+            self.error(&e.to_string(), line);
+        }
+    }
+
+    fn features(&mut self) {
+        let name = format!("Sentinel {}", env!("CARGO_PKG_VERSION"));
+        self.out.send(format!(
+            "feature myname=\"{name}\" ping=1 setboard=1 usermove=1 time=1 sigint=0 sigterm=0 reuse=1 analyze=1 \
+             colors=0 name=1 memory=1 smp=1 done=0"
+        ));
+        self.out.send(format!(
+            "feature option=\"Move Overhead -spin {DEFAULT_MOVE_OVERHEAD_MS} 0 {MAX_MOVE_OVERHEAD_MS}\""
+        ));
+        self.out.send("feature option=\"Clear Hash -button\"");
+        self.out.send("feature done=1");
+    }
+
+    /// `option NAME=VALUE`, or `option NAME` for a button.
+    fn option(&mut self, args: &str, line: &str) {
+        let (name, value) = match args.split_once('=') {
+            Some((name, value)) => (name.trim(), Some(value.trim())),
+            None => (args.trim(), None),
+        };
+        match (name, value) {
+            ("Clear Hash", _) => self.set_option(EngineOption::ClearHash, line),
+            ("Move Overhead", Some(value)) => match value.parse::<u64>() {
+                Ok(ms) => self.set_option(EngineOption::MoveOverhead(Duration::from_millis(ms)), line),
+                Err(_) => self.error("Move Overhead needs a whole number of milliseconds", line),
+            },
+            _ => self.error("unknown option", line),
+        }
+    }
+
+    /// A move from the opponent (or from the user in force mode).
+    fn user_move(&mut self, text: &str) {
+        if let Some(thinking) = self.thinking
+            && let Task::Ponder { predicted } = thinking.task
+        {
+            if text.to_ascii_lowercase() == predicted.to_string() {
+                log::debug!("ponder hit: {predicted}");
+                self.execute(EngineCommand::PonderHit);
+                self.move_started = Instant::now();
+                match thinking.finished {
+                    Some((best, ponder)) => {
+                        self.thinking = None;
+                        self.play_own_move(best, ponder);
+                    }
+                    None => self.thinking = Some(Thinking { task: Task::Move, ..thinking }),
+                }
+                return;
+            }
+            self.cancel_ponder();
+        }
+        if self.engine.parse_move(text).is_none() {
+            self.out.send(format!("Illegal move: {text}"));
+            return;
+        }
+        self.cancel_thinking();
+        if self.execute(EngineCommand::PlayMove(text.to_string())).is_some() {
+            self.after_user_move();
+        }
+    }
+
+    /// After a take-back or a new position: analysis goes on from there. (XBoard sends these
+    /// in force mode; the engine moves only after `go` or a move.)
+    fn position_set(&mut self) {
+        if self.analyzing {
+            self.analyze();
+        }
+    }
+
+    /// After the opponent's move: claim the result if the game is over, otherwise think if it
+    /// is our turn (or go on analysing).
+    fn after_user_move(&mut self) {
+        if self.analyzing {
+            self.analyze();
+        } else if self.engine_color == Some(self.engine.board().side_to_move()) {
+            self.think();
+        } else if self.engine_color.is_some() {
+            self.claim_result();
+        }
+    }
+
+    /// Claims the result if the game is over; true if it did.
+    fn claim_result(&mut self) -> bool {
+        let Some(end) = self.engine.game_over() else {
+            return false;
+        };
+        let winner = match end.result {
+            GameResult::WhiteWins => "1-0 {White mates}",
+            GameResult::BlackWins => "0-1 {Black mates}",
+            GameResult::Draw => match end.reason {
+                EndReason::Stalemate => "1/2-1/2 {Stalemate}",
+                EndReason::FiftyMoveRule => "1/2-1/2 {50 move rule}",
+                EndReason::ThreefoldRepetition => "1/2-1/2 {3-fold repetition}",
+                _ => "1/2-1/2 {Insufficient material}",
+            },
+        };
+        self.out.send(winner);
+        true
+    }
+
+    /// Starts thinking on our move, or claims the result if there is nothing to think about.
+    fn think(&mut self) {
+        if self.claim_result() {
+            return;
+        }
+        let limits = self.move_limits();
+        self.last_info = None;
+        self.move_started = Instant::now();
+        if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
+            self.thinking = Some(Thinking { id, task: Task::Move, finished: None });
+        }
+    }
+
+    fn analyze(&mut self) {
+        let limits = Limits { infinite: true, depth: self.max_depth, ..Limits::default() };
+        self.last_info = None;
+        if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
+            self.thinking = Some(Thinking { id, task: Task::Analyze, finished: None });
+        }
+    }
+
+    /// The limits for our move: `st`, or the clock of `level` and `time`, and `sd`.
+    fn move_limits(&self) -> Limits {
+        let mut limits = Limits { depth: self.max_depth, ..Limits::default() };
+        match self.time_control {
+            TimeControl::PerMove(time) => limits.movetime = Some(time),
+            TimeControl::Level { moves, base, increment } => {
+                let moves_to_go = moves_to_go(moves, self.engine.board().moves_played());
+                let remaining = self.our_time.unwrap_or(base);
+                limits.clock = Some(Clock { remaining, increment, moves_to_go });
+            }
+        }
+        limits
+    }
+
+    /// Plays the move a search chose, announces it, and claims the result or starts pondering.
+    fn play_own_move(&mut self, best: Option<Move>, ponder: Option<Move>) {
+        // Until the next `time` command, our clock is what it was less the time we took, plus
+        // the increment: a ponder search starts from that.
+        if let (Some(time), TimeControl::Level { increment, .. }) = (self.our_time, self.time_control) {
+            self.our_time = Some(time.saturating_sub(self.move_started.elapsed()) + increment);
+        }
+        if let Some(mv) = best {
+            self.execute(EngineCommand::PlayMove(mv.to_string()));
+            self.out.send(format!("move {mv}"));
+        }
+        self.answer_pongs();
+        if !self.claim_result() && best.is_some() && self.ponder {
+            self.start_pondering(ponder);
+        }
+    }
+
+    /// Plays the reply the search expects (or, lacking one, the first legal reply: a wrong
+    /// guess costs nothing but time the opponent is using anyway) and searches after it.
+    fn start_pondering(&mut self, expected: Option<Move>) {
+        let Some(predicted) = expected
+            .filter(|mv| self.engine.parse_move(&mv.to_string()).is_some())
+            .or_else(|| legal_moves(self.engine.board()).iter().next())
+        else {
+            return;
+        };
+        self.execute(EngineCommand::PlayMove(predicted.to_string()));
+        if self.engine.game_over().is_some() {
+            self.execute(EngineCommand::TakeBack(1));
+            return;
+        }
+        let limits = Limits { ponder: true, ..self.move_limits() };
+        self.last_info = None;
+        if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
+            log::debug!("pondering on {predicted}");
+            self.thinking = Some(Thinking { id, task: Task::Ponder { predicted }, finished: None });
+        }
+    }
+
+    /// Ends a ponder search and takes the expected reply back.
+    fn cancel_ponder(&mut self) {
+        if let Some(Thinking { task: Task::Ponder { .. }, .. }) = self.thinking {
+            self.thinking = None;
+            self.execute(EngineCommand::Stop);
+            self.execute(EngineCommand::TakeBack(1));
+        }
+    }
+
+    /// Ends any search without using its result (the reports of a search we no longer track
+    /// are dropped by id).
+    fn cancel_thinking(&mut self) {
+        self.cancel_ponder();
+        if self.thinking.take().is_some() {
+            self.execute(EngineCommand::Stop);
+        }
+        self.answer_pongs();
+    }
+
+    fn answer_pongs(&mut self) {
+        for n in std::mem::take(&mut self.pongs) {
+            self.out.send(format!("pong {n}"));
+        }
+    }
+
+    fn report(&mut self, id: SearchId, report: Report) {
+        let Some(thinking) = self.thinking.filter(|t| t.id == id) else {
+            return;
+        };
+        match report {
+            Report::Info(info) => {
+                if info.bound == Bound::Exact && (self.post || thinking.task == Task::Analyze) {
+                    self.out.send(thinking_line(&info));
+                }
+                if info.bound == Bound::Exact || self.last_info.is_none() {
+                    self.last_info = Some(info);
+                }
+            }
+            Report::BestMove { best, ponder } => {
+                // The expected reply: the search's, or the second move of the last PV.
+                let ponder = ponder.or_else(|| {
+                    let pv = &self.last_info.as_ref()?.pv;
+                    (pv.first() == best.as_ref()).then(|| pv.get(1).copied()).flatten()
+                });
+                match thinking.task {
+                    Task::Move => {
+                        self.thinking = None;
+                        self.play_own_move(best, ponder);
+                    }
+                    Task::Ponder { .. } => {
+                        self.thinking = Some(Thinking { finished: Some((best, ponder)), ..thinking })
+                    }
+                    Task::Analyze => self.thinking = None,
+                }
+            }
+        }
+    }
+
+    /// `.` in analysis mode: `stat01: time nodes depth moves-left total-moves`.
+    fn analysis_status(&mut self) {
+        if !self.analyzing {
+            return;
+        }
+        let total = legal_moves(self.engine.board()).len();
+        let line = match &self.last_info {
+            Some(info) => {
+                format!("stat01: {} {} {} 0 {total}", info.elapsed.as_millis() / 10, info.nodes, info.depth)
+            }
+            None => format!("stat01: 0 0 0 0 {total}"),
+        };
+        self.out.send(line);
+    }
+}
+
+fn empty_info(best: Move) -> Info {
+    Info {
+        depth: 0,
+        seldepth: 0,
+        score: Score::Centipawns(0),
+        bound: Bound::Exact,
+        nodes: 0,
+        elapsed: Duration::ZERO,
+        hashfull: 0,
+        pv: vec![best],
+    }
+}
+
+/// `ply score time nodes pv`: score in centipawns (mates as 100000 + moves, negative when
+/// mated) and time in centiseconds.
+fn thinking_line(info: &Info) -> String {
+    let score = match info.score {
+        Score::Centipawns(cp) => cp,
+        Score::Mate(moves) if moves >= 0 => 100_000 + moves,
+        Score::Mate(moves) => -100_000 + moves,
+    };
+    let mut line = format!("{} {score} {} {}", info.depth, info.elapsed.as_millis() / 10, info.nodes);
+    for mv in &info.pv {
+        line.push_str(&format!(" {mv}"));
+    }
+    line
+}
+
+/// Moves left until the next time control for the side to move, with `session` moves per
+/// control (0: the whole game) and `plies` played since the game's start position. Each side
+/// has made half the plies (rounded down), whoever moved first.
+fn moves_to_go(session: u32, plies: usize) -> Option<u32> {
+    let made = (plies / 2) as u32;
+    (session > 0).then(|| session - made % session)
+}
+
+/// Whether a word is shaped like a coordinate move (`e2e4`, `e7e8q`), legal or not.
+fn looks_like_move(word: &str) -> bool {
+    let b = word.as_bytes();
+    let square = |f: u8, r: u8| (b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r);
+    match b.len() {
+        4 => square(b[0], b[1]) && square(b[2], b[3]),
+        5 => square(b[0], b[1]) && square(b[2], b[3]) && b"nbrqNBRQ".contains(&b[4]),
+        _ => false,
+    }
+}
+
+/// Seconds, possibly with a fraction (`0.5`).
+fn parse_seconds(text: &str) -> Option<Duration> {
+    let seconds: f64 = text.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+}
+
+/// `level MPS BASE INC`: moves per session (0: the whole game), base time as minutes or
+/// minutes:seconds, increment in seconds (a fraction allowed).
+fn parse_level(args: &str) -> Result<TimeControl, String> {
+    let [moves, base, increment] = args.split_whitespace().collect::<Vec<_>>()[..] else {
+        return Err("level needs three arguments: moves per session, base time, increment".to_string());
+    };
+    let moves: u32 = moves.parse().map_err(|_| format!("bad number of moves '{moves}'"))?;
+    let base_time = match base.split_once(':') {
+        Some((minutes, seconds)) => minutes
+            .parse::<u64>()
+            .ok()
+            .zip(seconds.parse::<u64>().ok())
+            .and_then(|(m, s)| (s < 60).then(|| Duration::from_secs(m * 60 + s))),
+        None => parse_seconds(base).map(|minutes| minutes * 60),
+    };
+    let base = base_time.ok_or_else(|| format!("bad base time '{base}'"))?;
+    let increment = parse_seconds(increment).ok_or_else(|| format!("bad increment '{increment}'"))?;
+    if base.is_zero() && increment.is_zero() {
+        return Err("level with no time at all".to_string());
+    }
+    Ok(TimeControl::Level { moves, base, increment })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels() {
+        let level = |moves, base, increment_ms| TimeControl::Level {
+            moves,
+            base: Duration::from_secs(base),
+            increment: Duration::from_millis(increment_ms),
+        };
+        assert_eq!(parse_level("40 5 0"), Ok(level(40, 300, 0)));
+        assert_eq!(parse_level("0 2:30 1"), Ok(level(0, 150, 1000)));
+        assert_eq!(parse_level("0 5 0.1"), Ok(level(0, 300, 100)));
+        assert_eq!(parse_level("0 0:30 0"), Ok(level(0, 30, 0)));
+        for bad in ["", "40 5", "x 5 0", "40 5:75 0", "40 five 0", "40 5 -1", "0 0 0"] {
+            assert!(parse_level(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn thinking_lines() {
+        let mut info = empty_info(Move::NONE);
+        info.pv.clear();
+        info.depth = 4;
+        info.nodes = 500;
+        info.elapsed = Duration::from_millis(1234);
+        info.score = Score::Mate(2);
+        assert_eq!(thinking_line(&info), "4 100002 123 500");
+        info.score = Score::Mate(-3);
+        assert_eq!(thinking_line(&info), "4 -100003 123 500");
+        info.score = Score::Centipawns(-35);
+        info.pv = vec![Move::NONE, Move::NONE];
+        assert_eq!(thinking_line(&info), "4 -35 123 500 0000 0000");
+    }
+
+    #[test]
+    fn moves_to_the_next_control() {
+        assert_eq!(moves_to_go(0, 10), None);
+        // White's first move, Black's first move, White's 40th and 41st.
+        assert_eq!(moves_to_go(40, 0), Some(40));
+        assert_eq!(moves_to_go(40, 1), Some(40));
+        assert_eq!(moves_to_go(40, 78), Some(1));
+        assert_eq!(moves_to_go(40, 80), Some(40));
+        assert_eq!(moves_to_go(40, 79), Some(1));
+    }
+
+    #[test]
+    fn move_shapes() {
+        assert!(looks_like_move("e2e4") && looks_like_move("a7a8q") && looks_like_move("e2e5"));
+        assert!(
+            !looks_like_move("e2") && !looks_like_move("i2i4") && !looks_like_move("e7e8k") && !looks_like_move("ping")
+        );
+    }
+}

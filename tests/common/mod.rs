@@ -1,0 +1,200 @@
+//! Drives the built `sentinel` binary through stdin/stdout the way a GUI does. Every wait has a
+//! timeout, so an engine that hangs fails the test instead of hanging the suite, and a failure
+//! prints the whole transcript.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// How long any single expected answer may take. Generous: the machine is shared.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Everything sent (`> `) and received (`< `), for failure messages.
+    transcript: Vec<String>,
+}
+
+impl Engine {
+    pub fn start() -> Engine {
+        Engine::start_with(&[])
+    }
+
+    pub fn start_with(args: &[&str]) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the sentinel binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Engine { child, stdin, lines, transcript: Vec::new() }
+    }
+
+    /// Starts the engine and opens UCI, checking the handshake ends with `uciok`.
+    pub fn uci() -> Engine {
+        let mut engine = Engine::start();
+        engine.send("uci");
+        engine.expect_line("uciok");
+        engine
+    }
+
+    /// Starts the engine and opens XBoard protocol 2, up to `feature done=1`.
+    pub fn xboard() -> Engine {
+        let mut engine = Engine::start();
+        engine.send("xboard");
+        engine.send("protover 2");
+        engine.expect_line("feature done=1");
+        engine
+    }
+
+    pub fn send(&mut self, line: &str) {
+        self.transcript.push(format!("> {line}"));
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        if let Err(e) = writeln!(stdin, "{line}").and_then(|_| stdin.flush()) {
+            self.fail(&format!("cannot send '{line}': {e}"));
+        }
+    }
+
+    /// Closes the engine's stdin, as a GUI that dies does.
+    pub fn close_stdin(&mut self) {
+        self.transcript.push("> (stdin closed)".to_string());
+        self.stdin = None;
+    }
+
+    /// The next line, or `None` if none comes within `timeout` (or the engine closed stdout).
+    pub fn next_line(&mut self, timeout: Duration) -> Option<String> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => {
+                self.transcript.push(format!("< {line}"));
+                Some(line)
+            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Reads lines until one satisfies `done`, returning all of them (that one last). Fails
+    /// the test if none does within `timeout`.
+    pub fn expect_within(&mut self, timeout: Duration, what: &str, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next_line(left) {
+                Some(line) => {
+                    let finished = done(&line);
+                    seen.push(line);
+                    if finished {
+                        return seen;
+                    }
+                }
+                None => self.fail(&format!("no {what} within {timeout:?}")),
+            }
+        }
+    }
+
+    pub fn expect(&mut self, what: &str, done: impl Fn(&str) -> bool) -> Vec<String> {
+        self.expect_within(TIMEOUT, what, done)
+    }
+
+    /// Reads up to the line equal to `line`.
+    pub fn expect_line(&mut self, line: &str) -> Vec<String> {
+        self.expect(&format!("'{line}'"), |l| l == line)
+    }
+
+    /// Reads up to a line starting with `prefix` and returns that line.
+    pub fn expect_prefix(&mut self, prefix: &str) -> String {
+        self.expect(&format!("line starting '{prefix}'"), |l| l.starts_with(prefix)).pop().unwrap()
+    }
+
+    /// All lines that arrive within `duration` (for checking that something does NOT happen).
+    pub fn lines_for(&mut self, duration: Duration) -> Vec<String> {
+        let deadline = Instant::now() + duration;
+        let mut seen = Vec::new();
+        while let Some(line) = self.next_line(deadline.saturating_duration_since(Instant::now())) {
+            seen.push(line);
+        }
+        seen
+    }
+
+    /// Waits for the process to end.
+    pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("the engine did not exit within {timeout:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub fn fail(&self, message: &str) -> ! {
+        panic!("{message}\ntranscript:\n{}", self.transcript.join("\n"));
+    }
+
+    /// Fails with the transcript unless `condition` holds.
+    pub fn check(&self, condition: bool, message: &str) {
+        if !condition {
+            self.fail(message);
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `sentinel ARGS` to the end with stdin closed, returning (exit code, stdout, stderr).
+/// Fails if it takes longer than `TIMEOUT`.
+pub fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sentinel runs");
+    let read_all = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = read_all(Box::new(child.stdout.take().unwrap()));
+    let stderr = read_all(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("sentinel {} did not finish within {TIMEOUT:?}", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    (status.code(), stdout.join().unwrap(), stderr.join().unwrap())
+}

@@ -1,0 +1,245 @@
+//! UCI, spoken to the built binary line by line as a GUI would.
+
+mod common;
+
+use common::{Engine, TIMEOUT};
+use std::time::{Duration, Instant};
+
+/// White's legal moves after 1.e4 e5.
+const AFTER_E4_E5: &str = "a2a3 a2a4 b1a3 b1c3 b2b3 b2b4 c2c3 c2c4 d1e2 d1f3 d1g4 d1h5 d2d3 d2d4 e1e2 f1a6 f1b5 \
+                           f1c4 f1d3 f1e2 f2f3 f2f4 g1e2 g1f3 g1h3 g2g3 g2g4 h2h3 h2h4";
+
+/// Black's legal moves after 1.e4.
+const AFTER_E4: &str = "a7a5 a7a6 b7b5 b7b6 b8a6 b8c6 c7c5 c7c6 d7d5 d7d6 e7e5 e7e6 f7f5 f7f6 g7g5 g7g6 g8f6 g8h6 \
+                        h7h5 h7h6";
+
+/// Reads up to the bestmove and returns the move.
+fn best_move(engine: &mut Engine) -> String {
+    let line = engine.expect_prefix("bestmove ");
+    line.split_whitespace().nth(1).unwrap().to_string()
+}
+
+/// Sends `isready` and returns everything up to `readyok`, failing on any `info string`.
+fn ready_without_errors(engine: &mut Engine) {
+    engine.send("isready");
+    let lines = engine.expect_line("readyok");
+    engine.check(!lines.iter().any(|l| l.starts_with("info string")), "unexpected error report");
+}
+
+/// Sends a command that must be reported as an error, then checks the engine still answers.
+fn expect_error(engine: &mut Engine, command: &str, text: &str) {
+    engine.send(command);
+    let line = engine.expect_prefix("info string");
+    engine.check(line.contains(text), &format!("'{line}' should mention '{text}'"));
+    engine.send("isready");
+    engine.expect_line("readyok");
+}
+
+#[test]
+fn handshake_lists_identity_options_then_uciok() {
+    let mut engine = Engine::start();
+    engine.send("uci");
+    let lines = engine.expect_line("uciok");
+    let expected = [
+        format!("id name Sentinel {}", env!("CARGO_PKG_VERSION")),
+        "id author ".to_string(),
+        "option name Hash type spin default 16 min 1 max ".to_string(),
+        "option name Threads type spin default 1 min 1 max ".to_string(),
+        "option name Move Overhead type spin default ".to_string(),
+        "option name Clear Hash type button".to_string(),
+        "option name Ponder type check default false".to_string(),
+        "uciok".to_string(),
+    ];
+    engine.check(lines.len() == expected.len(), "handshake has the wrong number of lines");
+    for (line, start) in lines.iter().zip(&expected) {
+        engine.check(line.starts_with(start.as_str()), &format!("'{line}' should start with '{start}'"));
+    }
+    engine.send("isready");
+    engine.expect_line("readyok");
+}
+
+#[test]
+fn search_after_moves_gives_a_legal_move_the_engine_accepts() {
+    let mut engine = Engine::uci();
+    engine.send("ucinewgame");
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.send("go depth 3");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    for info in lines.iter().filter(|l| l.starts_with("info ")) {
+        for field in ["depth", "score", "nodes", "time"] {
+            engine.check(info.split_whitespace().any(|w| w == field), &format!("info line lacks {field}"));
+        }
+    }
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    engine.check(AFTER_E4_E5.split_whitespace().any(|m| m == best), &format!("{best} is not legal after 1.e4 e5"));
+    engine.send(&format!("position startpos moves e2e4 e7e5 {best}"));
+    ready_without_errors(&mut engine);
+}
+
+#[test]
+fn movetime_is_respected() {
+    let mut engine = Engine::uci();
+    engine.send("position startpos");
+    let start = Instant::now();
+    engine.send("go movetime 300");
+    best_move(&mut engine);
+    let elapsed = start.elapsed();
+    engine.check(elapsed < Duration::from_millis(300 + 250), &format!("bestmove after {elapsed:?}"));
+}
+
+#[test]
+fn clock_search_answers() {
+    let mut engine = Engine::uci();
+    engine.send("position startpos moves e2e4");
+    engine.send("go wtime 1000 btime 1000 winc 10 binc 10 movestogo 20");
+    let best = best_move(&mut engine);
+    engine.check(AFTER_E4.split_whitespace().any(|m| m == best), "not a legal move for Black");
+}
+
+#[test]
+fn infinite_search_waits_for_stop_and_answers_isready_meanwhile() {
+    let mut engine = Engine::uci();
+    engine.send("position startpos");
+    engine.send("go infinite");
+    let early = engine.lines_for(Duration::from_millis(300));
+    engine.check(!early.iter().any(|l| l.starts_with("bestmove")), "bestmove before stop");
+    engine.send("isready");
+    engine.expect_within(Duration::from_millis(500), "readyok during the search", |l| l == "readyok");
+    let start = Instant::now();
+    engine.send("stop");
+    best_move(&mut engine);
+    engine.check(start.elapsed() < Duration::from_millis(500), "slow to answer stop");
+    // The next search works as usual.
+    engine.send("go depth 1");
+    best_move(&mut engine);
+}
+
+#[test]
+fn ponder_holds_bestmove_until_ponderhit_or_stop() {
+    let mut engine = Engine::uci();
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.send("go ponder wtime 10000 btime 10000");
+    let early = engine.lines_for(Duration::from_millis(300));
+    engine.check(!early.iter().any(|l| l.starts_with("bestmove")), "bestmove while pondering");
+    engine.send("ponderhit");
+    let best = best_move(&mut engine);
+    engine.check(AFTER_E4_E5.split_whitespace().any(|m| m == best), "not a legal move");
+
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.send("go ponder movetime 100");
+    let early = engine.lines_for(Duration::from_millis(300));
+    engine.check(!early.iter().any(|l| l.starts_with("bestmove")), "bestmove while pondering");
+    engine.send("stop");
+    best_move(&mut engine);
+}
+
+#[test]
+fn no_legal_move_gives_null_bestmove() {
+    let mut engine = Engine::uci();
+    engine.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1 moves a1a8");
+    engine.send("go depth 2");
+    let best = best_move(&mut engine);
+    engine.check(best == "0000", "a mated side has no move");
+}
+
+#[test]
+fn errors_are_reported_and_the_engine_carries_on() {
+    let mut engine = Engine::uci();
+    expect_error(&mut engine, "position fen 8/8/8 w - - 0 1", "invalid FEN");
+    expect_error(&mut engine, "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", "side to move");
+    expect_error(&mut engine, "position sideways", "position");
+    expect_error(&mut engine, "position startpos moves e2e4 e2e4", "e2e4");
+    expect_error(&mut engine, "position startpos moves e2e4 zz99", "zz99");
+    expect_error(&mut engine, "flip the board", "unknown command");
+    expect_error(&mut engine, "setoption name Contempt value 20", "unknown option");
+    expect_error(&mut engine, "setoption name Hash value lots", "Hash");
+    expect_error(&mut engine, "setoption name Hash value 0", "Hash");
+    expect_error(&mut engine, "setoption name Threads value 100000", "Threads");
+    expect_error(&mut engine, "setoption Hash 16", "setoption");
+
+    // A bad `go` argument is reported, the rest of the command still applies, and the GUI
+    // gets its bestmove.
+    engine.send("position startpos");
+    engine.send("go depth many movetime 200");
+    engine.expect_prefix("info string");
+    best_move(&mut engine);
+}
+
+#[test]
+fn bad_position_keeps_the_previous_one() {
+    let mut engine = Engine::uci();
+    engine.send("position startpos moves e2e4");
+    ready_without_errors(&mut engine);
+    expect_error(&mut engine, "position startpos moves e2e4 e7e5 e1e3", "e1e3");
+    expect_error(&mut engine, "position fen not/a/fen w - - 0 1", "invalid FEN");
+    // Still the position after 1.e4: Black to move.
+    engine.send("go depth 2");
+    let best = best_move(&mut engine);
+    engine.check(AFTER_E4.split_whitespace().any(|m| m == best), &format!("{best} is not a reply to 1.e4"));
+}
+
+#[test]
+fn options_are_accepted() {
+    let mut engine = Engine::uci();
+    for command in [
+        "setoption name Hash value 1",
+        "setoption name hash value 32",
+        "setoption name Threads value 1",
+        "setoption name Move Overhead value 50",
+        "setoption name Clear Hash",
+        "setoption name Ponder value true",
+        "debug off",
+    ] {
+        engine.send(command);
+    }
+    ready_without_errors(&mut engine);
+    engine.send("position startpos");
+    engine.send("go depth 1");
+    best_move(&mut engine);
+}
+
+#[test]
+fn searchmoves_restricts_the_root() {
+    let mut engine = Engine::uci();
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.send("go depth 2 searchmoves g1f3 b1c3");
+    let best = best_move(&mut engine);
+    engine.check(best == "g1f3" || best == "b1c3", &format!("{best} is not among the searchmoves"));
+}
+
+#[test]
+fn quit_ends_the_process_even_while_searching() {
+    let mut engine = Engine::uci();
+    engine.send("go infinite");
+    engine.send("quit");
+    let status = engine.wait_exit(TIMEOUT);
+    engine.check(status.success(), "quit should exit with status 0");
+}
+
+#[test]
+fn closed_stdin_ends_the_process() {
+    let mut engine = Engine::uci();
+    engine.send("position startpos");
+    engine.send("go infinite");
+    engine.close_stdin();
+    engine.wait_exit(TIMEOUT);
+}
+
+#[test]
+fn closed_stdin_before_choosing_a_protocol_ends_the_process() {
+    let mut engine = Engine::start();
+    engine.send("hello");
+    engine.close_stdin();
+    engine.wait_exit(TIMEOUT);
+}
+
+#[test]
+fn finds_mate_in_two() {
+    let mut engine = Engine::uci();
+    engine.send("position fen r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1");
+    engine.send("go depth 6");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    engine.check(lines.last().unwrap().starts_with("bestmove d5f6"), "Nf6+ mates in two");
+    let last_info = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+    engine.check(last_info.contains(" score mate 2 "), "the score is mate in 2");
+}

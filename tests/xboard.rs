@@ -1,0 +1,444 @@
+//! XBoard protocol 2, spoken to the built binary line by line as a GUI would.
+
+mod common;
+
+use common::{Engine, TIMEOUT};
+use std::time::{Duration, Instant};
+
+/// Black's legal moves after 1.e4.
+const AFTER_E4: &str = "a7a5 a7a6 b7b5 b7b6 b8a6 b8c6 c7c5 c7c6 d7d5 d7d6 e7e5 e7e6 f7f5 f7f6 g7g5 g7g6 g8f6 g8h6 \
+                        h7h5 h7h6";
+
+/// White's legal moves in the start position.
+const START: &str = "a2a3 a2a4 b2b3 b2b4 c2c3 c2c4 d2d3 d2d4 e2e3 e2e4 f2f3 f2f4 g2g3 g2g4 h2h3 h2h4 b1a3 b1c3 \
+                     g1f3 g1h3";
+
+fn is_one_of(mv: &str, list: &str) -> bool {
+    list.split_whitespace().any(|m| m == mv)
+}
+
+/// Reads up to the engine's `move` and returns the move.
+fn engine_move(engine: &mut Engine) -> String {
+    engine.expect_prefix("move ").split_whitespace().nth(1).unwrap().to_string()
+}
+
+/// Sends `ping`, reads up to the `pong` and returns the lines before it.
+fn sync(engine: &mut Engine) -> Vec<String> {
+    engine.send("ping 77");
+    let mut lines = engine.expect_line("pong 77");
+    lines.pop();
+    lines
+}
+
+/// Sends `command` and checks it produced no output at all (no error, no move).
+fn quietly(engine: &mut Engine, command: &str) {
+    engine.send(command);
+    let lines = sync(engine);
+    engine.check(lines.is_empty(), &format!("'{command}' should be silent"));
+}
+
+/// Sends `command`, expecting exactly `answer` (e.g. an error) and nothing else.
+fn answered(engine: &mut Engine, command: &str, answer: &str) {
+    engine.send(command);
+    let lines = sync(engine);
+    engine.check(lines == [answer], &format!("'{command}' should give exactly '{answer}'"));
+}
+
+#[test]
+fn handshake_declares_features_ending_with_done() {
+    let mut engine = Engine::start();
+    engine.send("xboard");
+    engine.send("protover 2");
+    let lines = engine.expect_line("feature done=1");
+    let all = lines.join(" ");
+    let name = format!("myname=\"Sentinel {}\"", env!("CARGO_PKG_VERSION"));
+    for feature in [
+        name.as_str(),
+        "ping=1",
+        "setboard=1",
+        "usermove=1",
+        "time=1",
+        "sigint=0",
+        "sigterm=0",
+        "reuse=1",
+        "analyze=1",
+        "colors=0",
+        "name=1",
+        "memory=1",
+        "smp=1",
+    ] {
+        engine.check(all.contains(feature), &format!("feature {feature} missing"));
+    }
+    engine.check(lines.iter().all(|l| l.starts_with("feature ")), "only feature lines");
+    answered(&mut engine, "ping 1", "pong 1");
+    quietly(&mut engine, "accepted done");
+}
+
+#[test]
+fn new_game_engine_answers_as_black() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("level 40 5 0");
+    engine.send("time 30000");
+    engine.send("otim 30000");
+    engine.send("usermove e2e4");
+    let reply = engine_move(&mut engine);
+    engine.check(is_one_of(&reply, AFTER_E4), &format!("{reply} is not a legal reply to 1.e4"));
+    // The game goes on from there: White's next move is accepted and answered.
+    engine.send("usermove d2d4");
+    let reply = engine_move(&mut engine);
+    engine.check(reply.len() >= 4, "a move");
+}
+
+#[test]
+fn force_mode_makes_no_move_until_go() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    engine.send("usermove e2e4");
+    engine.send("usermove e7e5");
+    let lines = sync(&mut engine);
+    engine.check(lines.is_empty(), "no output in force mode");
+    let later = engine.lines_for(Duration::from_millis(300));
+    engine.check(later.is_empty(), "no move in force mode");
+    engine.send("go");
+    let mv = engine_move(&mut engine);
+    engine.check(&mv[1..2] == "1" || &mv[1..2] == "2", &format!("{mv} should be a White move"));
+}
+
+#[test]
+fn setboard_then_go_plays_the_only_move() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    // White's king is in check from the rook on g1: it takes the rook or steps to h2.
+    engine.send("setboard 6k1/8/8/8/8/8/8/6rK w - - 0 1");
+    engine.send("go");
+    let mv = engine_move(&mut engine);
+    engine.check(mv == "h1g1" || mv == "h1h2", &format!("{mv} should be a king move"));
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    engine.send("setboard 4k3/8/8/8/8/8/8/r3K3 w - - 0 1");
+    engine.send("go");
+    let mv = engine_move(&mut engine);
+    engine.check(mv == "e1d2" || mv == "e1e2" || mv == "e1f2", &format!("{mv} should get out of check"));
+}
+
+#[test]
+fn undo_and_remove_take_moves_back() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    quietly(&mut engine, "usermove e2e4");
+    quietly(&mut engine, "usermove e7e5");
+    quietly(&mut engine, "undo");
+    // Black to move again: a different reply is legal, and White's move is not.
+    answered(&mut engine, "usermove d2d4", "Illegal move: d2d4");
+    quietly(&mut engine, "usermove c7c5");
+    quietly(&mut engine, "usermove g1f3");
+    quietly(&mut engine, "remove");
+    // Back to Black after 1.e4.
+    quietly(&mut engine, "usermove e7e6");
+    quietly(&mut engine, "remove");
+    engine.send("undo");
+    let lines = sync(&mut engine);
+    engine.check(lines.len() == 1 && lines[0].starts_with("Error (") && lines[0].ends_with("): undo"), "undo at start");
+    engine.send("go");
+    let mv = engine_move(&mut engine);
+    engine.check(is_one_of(&mv, START), &format!("{mv} is not a first move"));
+}
+
+#[test]
+fn illegal_and_unparsable_moves_leave_the_game_alone() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    answered(&mut engine, "usermove e2e5", "Illegal move: e2e5");
+    answered(&mut engine, "usermove e7e5", "Illegal move: e7e5");
+    answered(&mut engine, "usermove xyz", "Illegal move: xyz");
+    answered(&mut engine, "usermove e2e4e6", "Illegal move: e2e4e6");
+    answered(&mut engine, "e2e5", "Illegal move: e2e5");
+    engine.send("usermove e2e4");
+    let reply = engine_move(&mut engine);
+    engine.check(is_one_of(&reply, AFTER_E4), "the game was disturbed");
+}
+
+#[test]
+fn unknown_commands_and_bad_arguments_are_errors() {
+    let mut engine = Engine::xboard();
+    answered(&mut engine, "frobnicate", "Error (unknown command): frobnicate");
+    answered(&mut engine, "fly me to the moon", "Error (unknown command): fly me to the moon");
+    for command in [
+        "sd deep",
+        "sd 0",
+        "st soon",
+        "level 40",
+        "level 40 5:99 0",
+        "level x 5 0",
+        "time lots",
+        "memory much",
+        "setboard 8/8/8 w - - 0 1",
+        "option Contempt=5",
+        "option Move Overhead=slow",
+    ] {
+        engine.send(command);
+        let lines = sync(&mut engine);
+        engine.check(
+            lines.len() == 1 && lines[0].starts_with("Error (") && lines[0].ends_with(&format!("): {command}")),
+            &format!("'{command}' should give one Error line"),
+        );
+    }
+    let fen_error = {
+        engine.send("setboard 8/8/8/8/8/8/8/8 w - - 0 1");
+        sync(&mut engine)
+    };
+    engine.check(fen_error[0].contains("invalid FEN"), "the FEN error says why");
+    // After all that, a normal game.
+    engine.send("new");
+    engine.send("usermove e2e4");
+    engine_move(&mut engine);
+}
+
+#[test]
+fn quiet_commands_are_accepted() {
+    let mut engine = Engine::xboard();
+    for command in [
+        "accepted ping",
+        "rejected san",
+        "new",
+        "random",
+        "computer",
+        "name Fairy-Max",
+        "rating 2000 2100",
+        "variant normal",
+        "post",
+        "nopost",
+        "easy",
+        "hard",
+        "easy",
+        "memory 32",
+        "cores 4",
+        "option Move Overhead=50",
+        "option Clear Hash",
+        "level 0 2:30 1",
+        "level 0 5 0.1",
+        "level 40 5 0",
+        "st 2",
+        "sd 4",
+        "time 1000",
+        "otim 1000",
+        "force",
+        "result 1-0 {White resigns}",
+    ] {
+        quietly(&mut engine, command);
+    }
+}
+
+#[test]
+fn fixed_time_per_move_is_respected() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("st 1");
+    let start = Instant::now();
+    engine.send("usermove e2e4");
+    engine_move(&mut engine);
+    let elapsed = start.elapsed();
+    engine.check(elapsed < Duration::from_millis(1000 + 300), &format!("move after {elapsed:?}"));
+}
+
+#[test]
+fn clock_is_respected() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("level 0 0:02 0");
+    engine.send("time 100");
+    engine.send("otim 200");
+    let start = Instant::now();
+    engine.send("usermove e2e4");
+    engine_move(&mut engine);
+    let elapsed = start.elapsed();
+    engine.check(elapsed < Duration::from_millis(1000), &format!("move after {elapsed:?} with 1 s left"));
+}
+
+#[test]
+fn depth_limit_and_thinking_output() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("sd 2");
+    engine.send("post");
+    engine.send("usermove e2e4");
+    let lines = engine.expect("move", |l| l.starts_with("move "));
+    let thinking: Vec<&String> = lines.iter().filter(|l| !l.starts_with("move ")).collect();
+    engine.check(!thinking.is_empty(), "post shows thinking");
+    for line in thinking {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        engine.check(fields.len() >= 4, "ply score time nodes pv");
+        let numbers: Vec<i64> = fields[..4].iter().map(|f| f.parse().unwrap_or(i64::MIN)).collect();
+        engine.check(numbers.iter().all(|&n| n != i64::MIN), &format!("'{line}' should start with four numbers"));
+        engine.check((1..=2).contains(&numbers[0]), &format!("'{line}' is deeper than sd 2"));
+    }
+    // nopost: no more thinking lines.
+    engine.send("nopost");
+    engine.send("usermove d2d4");
+    let lines = engine.expect("move", |l| l.starts_with("move "));
+    engine.check(lines.len() == 1, "nopost hides thinking");
+}
+
+#[test]
+fn ping_is_answered_in_order() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("usermove e2e4");
+    engine.send("ping 5");
+    // The move was asked for before the ping, so it comes first.
+    let lines = engine.expect_line("pong 5");
+    engine.check(lines.iter().any(|l| l.starts_with("move ")), "the move comes before the pong");
+}
+
+/// Sets up a position where `mover` finishes the game, and checks the claim.
+fn claim_after_user_move(fen: &str, mover: &str, claim: &str) {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send(&format!("setboard {fen}"));
+    engine.send(&format!("usermove {mover}"));
+    let lines = sync(&mut engine);
+    engine.check(lines == [claim], &format!("expected exactly the claim '{claim}'"));
+}
+
+#[test]
+fn claims_mate_by_the_user() {
+    claim_after_user_move("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "a1a8", "1-0 {White mates}");
+}
+
+#[test]
+fn claims_stalemate() {
+    claim_after_user_move("7k/8/6Q1/8/8/8/8/K7 w - - 0 1", "g6f7", "1/2-1/2 {Stalemate}");
+}
+
+#[test]
+fn claims_fifty_move_rule() {
+    claim_after_user_move("7k/8/8/8/8/8/R7/K7 w - - 99 80", "a2b2", "1/2-1/2 {50 move rule}");
+}
+
+#[test]
+fn claims_insufficient_material() {
+    claim_after_user_move("8/B7/8/8/8/8/5n2/4K2k w - - 0 1", "e1f2", "1/2-1/2 {Insufficient material}");
+}
+
+#[test]
+fn claims_threefold_repetition() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    for mv in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
+        engine.send(&format!("usermove {mv}"));
+    }
+    // The engine takes White; Black repeats the start position a third time.
+    engine.send("playother");
+    engine.send("usermove f6g8");
+    let lines = sync(&mut engine);
+    engine.check(lines == ["1/2-1/2 {3-fold repetition}"], "expected the repetition claim");
+}
+
+#[test]
+fn claims_mate_by_its_own_forced_move() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    // Black's only legal move, Qxd1, mates.
+    engine.send("setboard 8/8/8/8/3q3N/8/6q1/2KRkBQ1 b - - 0 1");
+    engine.send("go");
+    engine.expect_line("move d4d1");
+    let claim = engine.next_line(TIMEOUT);
+    engine.check(claim.as_deref() == Some("0-1 {Black mates}"), "the mate is claimed after the move");
+}
+
+#[test]
+fn go_in_a_finished_game_claims_instead_of_moving() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    engine.send("setboard R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1");
+    engine.send("go");
+    let lines = sync(&mut engine);
+    engine.check(lines == ["1-0 {White mates}"], "a mated engine claims the loss");
+}
+
+#[test]
+fn analyze_mode_thinks_without_moving() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    engine.send("post");
+    engine.send("analyze");
+    engine.send("usermove e2e4");
+    engine.send(".");
+    let status = engine.expect_prefix("stat01: ");
+    engine.check(status.split_whitespace().count() >= 6, "stat01: time nodes ply mvleft mvtot");
+    engine.send("undo");
+    engine.send("exit");
+    let lines = sync(&mut engine);
+    engine.check(!lines.iter().any(|l| l.starts_with("move ")), "no move in analyze mode");
+    // Out of analysis, in force mode, with 1.e4 taken back: White to move.
+    engine.send("go");
+    let mv = engine_move(&mut engine);
+    engine.check(is_one_of(&mv, START), &format!("{mv} should be a first move (the undo took 1.e4 back)"));
+}
+
+#[test]
+fn pondering_hit_and_miss() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("hard");
+    engine.send("level 0 1 0");
+    engine.send("time 6000");
+    engine.send("otim 6000");
+    engine.send("usermove e2e4");
+    engine_move(&mut engine);
+    // While pondering the engine says which reply it expects.
+    engine.send("hint");
+    let expected = engine.expect_prefix("Hint: ").split_whitespace().nth(1).unwrap().to_string();
+    engine.send("time 6000");
+    engine.send("otim 5900");
+    engine.send(&format!("usermove {expected}"));
+    let reply = engine_move(&mut engine);
+    engine.check(reply.len() >= 4, "a move after the ponder hit");
+    // A move other than the expected one is played normally.
+    engine.send("hint");
+    let expected = engine.expect_prefix("Hint: ").split_whitespace().nth(1).unwrap().to_string();
+    let mut answered = false;
+    for other in ["d2d4", "d2d3", "c2c3", "h2h3"].into_iter().filter(|m| *m != expected) {
+        engine.send(&format!("usermove {other}"));
+        let lines = engine.expect("move", |l| l.starts_with("move ") || l.starts_with("Illegal"));
+        if lines.last().unwrap().starts_with("move ") {
+            answered = true;
+            break;
+        }
+    }
+    engine.check(answered, "a move other than the expected one is answered");
+    // easy stops pondering, and force/new discard it: the game state is the real one.
+    engine.send("easy");
+    engine.send("force");
+    let lines = sync(&mut engine);
+    engine.check(lines.is_empty(), "nothing after easy/force");
+    engine.send("new");
+    engine.send("usermove e2e4");
+    let reply = engine_move(&mut engine);
+    engine.check(is_one_of(&reply, AFTER_E4), "new discards the pondered move");
+}
+
+#[test]
+fn quit_and_closed_stdin_end_the_process() {
+    let mut engine = Engine::xboard();
+    engine.send("analyze");
+    engine.send("quit");
+    let status = engine.wait_exit(TIMEOUT);
+    engine.check(status.success(), "quit exits with status 0");
+
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    engine.send("analyze");
+    engine.close_stdin();
+    engine.wait_exit(TIMEOUT);
+}
