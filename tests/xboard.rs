@@ -23,6 +23,13 @@ fn engine_move(engine: &mut Engine) -> String {
 }
 
 /// Sends `ping`, reads up to the `pong` and returns the lines before it.
+/// A new game whose searches stop at a shallow depth: most tests are about the protocol, not
+/// the clock, and should not wait for a full-length think.
+fn new_game(engine: &mut Engine) {
+    engine.send("new");
+    engine.send("sd 3");
+}
+
 fn sync(engine: &mut Engine) -> Vec<String> {
     engine.send("ping 77");
     let mut lines = engine.expect_line("pong 77");
@@ -79,8 +86,8 @@ fn new_game_engine_answers_as_black() {
     let mut engine = Engine::xboard();
     engine.send("new");
     engine.send("level 40 5 0");
-    engine.send("time 30000");
-    engine.send("otim 30000");
+    engine.send("time 300");
+    engine.send("otim 300");
     engine.send("usermove e2e4");
     let reply = engine_move(&mut engine);
     engine.check(is_one_of(&reply, AFTER_E4), &format!("{reply} is not a legal reply to 1.e4"));
@@ -93,7 +100,7 @@ fn new_game_engine_answers_as_black() {
 #[test]
 fn force_mode_makes_no_move_until_go() {
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("force");
     engine.send("usermove e2e4");
     engine.send("usermove e7e5");
@@ -109,7 +116,7 @@ fn force_mode_makes_no_move_until_go() {
 #[test]
 fn setboard_then_go_plays_the_only_move() {
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("force");
     // White's king is in check from the rook on g1: it takes the rook or steps to h2.
     engine.send("setboard 6k1/8/8/8/8/8/8/6rK w - - 0 1");
@@ -117,7 +124,7 @@ fn setboard_then_go_plays_the_only_move() {
     let mv = engine_move(&mut engine);
     engine.check(mv == "h1g1" || mv == "h1h2", &format!("{mv} should be a king move"));
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("force");
     engine.send("setboard 4k3/8/8/8/8/8/8/r3K3 w - - 0 1");
     engine.send("go");
@@ -128,7 +135,7 @@ fn setboard_then_go_plays_the_only_move() {
 #[test]
 fn undo_and_remove_take_moves_back() {
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("force");
     quietly(&mut engine, "usermove e2e4");
     quietly(&mut engine, "usermove e7e5");
@@ -152,7 +159,7 @@ fn undo_and_remove_take_moves_back() {
 #[test]
 fn illegal_and_unparsable_moves_leave_the_game_alone() {
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     answered(&mut engine, "usermove e2e5", "Illegal move: e2e5");
     answered(&mut engine, "usermove e7e5", "Illegal move: e7e5");
     answered(&mut engine, "usermove xyz", "Illegal move: xyz");
@@ -194,7 +201,7 @@ fn unknown_commands_and_bad_arguments_are_errors() {
     };
     engine.check(fen_error[0].contains("invalid FEN"), "the FEN error says why");
     // After all that, a normal game.
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("usermove e2e4");
     engine_move(&mut engine);
 }
@@ -287,7 +294,7 @@ fn depth_limit_and_thinking_output() {
 #[test]
 fn ping_is_answered_in_order() {
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("usermove e2e4");
     engine.send("ping 5");
     // The move was asked for before the ping, so it comes first.
@@ -298,7 +305,7 @@ fn ping_is_answered_in_order() {
 /// Sets up a position where `mover` finishes the game, and checks the claim.
 fn claim_after_user_move(fen: &str, mover: &str, claim: &str) {
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send(&format!("setboard {fen}"));
     engine.send(&format!("usermove {mover}"));
     let lines = sync(&mut engine);
@@ -328,7 +335,7 @@ fn claims_insufficient_material() {
 #[test]
 fn claims_threefold_repetition() {
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("force");
     for mv in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
         engine.send(&format!("usermove {mv}"));
@@ -343,7 +350,7 @@ fn claims_threefold_repetition() {
 #[test]
 fn claims_mate_by_its_own_forced_move() {
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("force");
     // Black's only legal move, Qxd1, mates.
     engine.send("setboard 8/8/8/8/3q3N/8/6q1/2KRkBQ1 b - - 0 1");
@@ -356,7 +363,7 @@ fn claims_mate_by_its_own_forced_move() {
 #[test]
 fn go_in_a_finished_game_claims_instead_of_moving() {
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("force");
     engine.send("setboard R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1");
     engine.send("go");
@@ -367,7 +374,7 @@ fn go_in_a_finished_game_claims_instead_of_moving() {
 #[test]
 fn analyze_mode_thinks_without_moving() {
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("force");
     engine.send("post");
     engine.send("analyze");
@@ -436,7 +443,7 @@ fn quit_and_closed_stdin_end_the_process() {
     engine.check(status.success(), "quit exits with status 0");
 
     let mut engine = Engine::xboard();
-    engine.send("new");
+    new_game(&mut engine);
     engine.send("force");
     engine.send("analyze");
     engine.close_stdin();

@@ -24,8 +24,9 @@ impl TimeManager {
             return TimeManager { start, optimum: None, maximum: None };
         }
         if let Some(movetime) = limits.movetime {
+            // The GUI asked for this much thinking: use all of it.
             let budget = movetime.saturating_sub(overhead).max(Duration::from_millis(1));
-            return TimeManager { start, optimum: Some(budget), maximum: Some(budget) };
+            return TimeManager { start, optimum: None, maximum: Some(budget) };
         }
         let Some(clock) = limits.clock else {
             return TimeManager { start, optimum: None, maximum: None };
