@@ -143,12 +143,9 @@ impl Engine {
         &self.board
     }
 
+    #[cfg(test)]
     pub fn options(&self) -> Options {
         self.options
-    }
-
-    pub fn is_searching(&self) -> bool {
-        self.searcher.is_searching()
     }
 
     /// Parses a coordinate move, returning it only if it is legal in the current position.

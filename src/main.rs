@@ -1,9 +1,6 @@
 //! Sentinel: a chess engine. With no subcommand it speaks UCI or XBoard on stdin/stdout,
 //! whichever the GUI opens with; the subcommands are tools for people and scripts.
 
-// The board and search APIs are wider than what this commit calls yet.
-#![allow(dead_code, unused_imports)]
-
 mod bench;
 mod board;
 mod engine;

@@ -124,10 +124,6 @@ impl Searcher {
         self.control.pondering.store(false, Ordering::SeqCst);
     }
 
-    pub fn is_searching(&self) -> bool {
-        self.handle.as_ref().is_some_and(|h| !h.is_finished())
-    }
-
     /// Blocks until the running search (if any) has finished and reported.
     pub fn wait(&mut self) {
         if let Some(handle) = self.handle.take() {

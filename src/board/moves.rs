@@ -122,7 +122,7 @@ mod tests {
             assert!(m.is_capture() && !m.is_castle() && !m.is_en_passant());
             assert_eq!(m.to_string(), format!("e7d8{}", kind.letter()));
         }
-        let castle = Move::new(Square::E1, Square::G1, flag::KING_CASTLE);
+        let castle = Move::new(Square::E1, Square::parse("g1").unwrap(), flag::KING_CASTLE);
         assert!(castle.is_castle() && !castle.is_capture() && castle.promoted().is_none());
         assert_eq!(castle.to_string(), "e1g1");
         assert_eq!(Move::NONE.to_string(), "0000");

@@ -166,20 +166,10 @@ pub mod dir {
 impl Square {
     pub const NONE: Square = Square(0);
     pub const A1: Square = Square(21);
-    pub const B1: Square = Square(22);
-    pub const C1: Square = Square(23);
-    pub const D1: Square = Square(24);
     pub const E1: Square = Square(25);
-    pub const F1: Square = Square(26);
-    pub const G1: Square = Square(27);
     pub const H1: Square = Square(28);
     pub const A8: Square = Square(91);
-    pub const B8: Square = Square(92);
-    pub const C8: Square = Square(93);
-    pub const D8: Square = Square(94);
     pub const E8: Square = Square(95);
-    pub const F8: Square = Square(96);
-    pub const G8: Square = Square(97);
     pub const H8: Square = Square(98);
 
     /// `file` and `rank` count from 0 (a-file, first rank).
@@ -230,10 +220,6 @@ impl Square {
     #[inline]
     pub fn offset(self, step: i8) -> Square {
         Square(self.0.wrapping_add_signed(step))
-    }
-
-    pub fn is_on_board(self) -> bool {
-        (21..=98).contains(&self.0) && (1..=8).contains(&(self.0 % 10))
     }
 
     pub fn parse(text: &str) -> Option<Square> {
@@ -312,7 +298,6 @@ pub struct SquareSet(u128);
 
 impl SquareSet {
     pub const EMPTY: SquareSet = SquareSet(0);
-    pub const ALL: SquareSet = SquareSet(u128::MAX);
 
     #[inline]
     pub fn contains(self, sq: Square) -> bool {
@@ -322,11 +307,6 @@ impl SquareSet {
     #[inline]
     pub fn insert(&mut self, sq: Square) {
         self.0 |= 1 << (sq.0 & 127);
-    }
-
-    #[inline]
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
     }
 }
 
@@ -364,6 +344,10 @@ mod tests {
         }
     }
 
+    fn is_on_board(sq: Square) -> bool {
+        (21..=98).contains(&sq.0) && (1..=8).contains(&(sq.0 % 10))
+    }
+
     #[test]
     fn squares_convert_between_mailbox_and_names() {
         assert_eq!(Square::parse("a1"), Some(Square::A1));
@@ -371,9 +355,9 @@ mod tests {
         assert_eq!(Square::parse("i1"), None);
         for (i, sq) in Square::all().enumerate() {
             assert_eq!(sq.index64(), i);
-            assert!(sq.is_on_board());
+            assert!(is_on_board(sq));
             assert_eq!(Square::parse(&sq.to_string()), Some(sq));
         }
-        assert!(!Square(20).is_on_board() && !Square(29).is_on_board() && !Square(99).is_on_board());
+        assert!(!is_on_board(Square(20)) && !is_on_board(Square(29)) && !is_on_board(Square(99)));
     }
 }

@@ -10,8 +10,8 @@
 use super::{Event, Output, split_command};
 use crate::board::{Color, Move};
 use crate::engine::{
-    DEFAULT_MOVE_OVERHEAD_MS, EndReason, Engine, EngineCommand, EngineError, EngineOption, GameResult,
-    MAX_MOVE_OVERHEAD_MS, Outcome, SearchId,
+    DEFAULT_MOVE_OVERHEAD_MS, EndReason, Engine, EngineCommand, EngineOption, GameResult, MAX_MOVE_OVERHEAD_MS,
+    Outcome, SearchId,
 };
 use crate::movegen::legal_moves;
 use crate::search::{Bound, Clock, Info, Limits, MAX_HASH_MB, MAX_THREADS, Report, Score};
@@ -500,19 +500,6 @@ impl XBoard<'_> {
     }
 }
 
-fn empty_info(best: Move) -> Info {
-    Info {
-        depth: 0,
-        seldepth: 0,
-        score: Score::Centipawns(0),
-        bound: Bound::Exact,
-        nodes: 0,
-        elapsed: Duration::ZERO,
-        hashfull: 0,
-        pv: vec![best],
-    }
-}
-
 /// `ply score time nodes pv`: score in centipawns (mates as 100000 + moves, negative when
 /// mated) and time in centiseconds.
 fn thinking_line(info: &Info) -> String {
@@ -579,6 +566,19 @@ fn parse_level(args: &str) -> Result<TimeControl, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn empty_info(best: Move) -> Info {
+        Info {
+            depth: 0,
+            seldepth: 0,
+            score: Score::Centipawns(0),
+            bound: Bound::Exact,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            hashfull: 0,
+            pv: vec![best],
+        }
+    }
 
     #[test]
     fn levels() {
