@@ -95,6 +95,11 @@ pub fn run() {
                 Some("uci") => return uci::run(engine, &events, &mut out),
                 Some("xboard") => return xboard::run(engine, &events, &mut out),
                 Some("quit") => return,
+                Some("bench") => {
+                    if let Err(message) = bench(split_command(&line).1) {
+                        log::warn!("{message}");
+                    }
+                }
                 Some(other) => log::warn!("expected 'uci' or 'xboard' to choose the protocol, got '{other}'"),
             },
             Event::Search(..) => {}
@@ -130,6 +135,21 @@ fn wait_for_best_move(events: &Receiver<Event>, id: SearchId, out: &mut Output) 
             }
         }
     }
+}
+
+/// `bench [depth]` inside the protocol loop, as on the command line. It prints its own lines;
+/// the caller stops any running search first.
+pub fn bench(args: &str) -> Result<(), String> {
+    let depth = match args.trim() {
+        "" => crate::bench::DEFAULT_DEPTH,
+        text => text
+            .parse()
+            .ok()
+            .filter(|d| (1..=64).contains(d))
+            .ok_or_else(|| format!("bench depth must be a whole number from 1 to 64, got '{text}'"))?,
+    };
+    crate::bench::run(depth);
+    Ok(())
 }
 
 /// Splits off the first word of a command line, returning it and the trimmed rest.

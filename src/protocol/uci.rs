@@ -77,6 +77,13 @@ impl Uci<'_> {
                 self.execute(EngineCommand::PonderHit);
                 self.release_all();
             }
+            "bench" => {
+                self.execute(EngineCommand::Stop);
+                self.release_all();
+                if let Err(message) = super::bench(args) {
+                    self.error(message);
+                }
+            }
             "quit" => return false,
             _ => self.error(format!("unknown command: {}", line.trim())),
         }

@@ -226,6 +226,12 @@ impl XBoard<'_> {
                 Err(_) => self.error("cores needs a whole number", line),
             },
             "option" => self.option(args, line),
+            "bench" => {
+                self.cancel_thinking();
+                if let Err(reason) = super::bench(args) {
+                    self.error(&reason, line);
+                }
+            }
             "quit" => return false,
             _ if bare_move => self.user_move(command),
             _ => self.out.send(format!("Error (unknown command): {line}")),
