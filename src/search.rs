@@ -9,10 +9,12 @@ mod history;
 mod limits;
 mod movepicker;
 mod see;
+mod threads;
 mod time;
 mod tt;
 
 pub use limits::{Bound, Clock, Info, Limits, Report, Score};
+pub use threads::{MAX_THREADS, Reporter, Searcher};
 
 use crate::board::{Board, Move};
 use crate::eval::evaluate;
@@ -20,16 +22,15 @@ use crate::movegen::legal_moves;
 use history::History;
 use movepicker::MovePicker;
 use see::see_ge;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock};
-use std::thread::JoinHandle;
+use std::sync::LazyLock;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
+use threads::Control;
 use time::TimeManager;
 use tt::{TranspositionTable, TtEntry};
 
 pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_HASH_MB: usize = 65536;
-pub const MAX_THREADS: usize = 1;
 
 /// The deepest line the search follows; iterative deepening stops short of it.
 pub const MAX_PLY: usize = 128;
@@ -42,95 +43,6 @@ const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 const DRAW: i32 = 0;
 /// Stands for "not evaluated" (positions in check) in the table's evaluation field.
 const NO_EVAL: i32 = -32768;
-
-/// Receives the search's reports, on the search thread.
-pub type Reporter = Box<dyn FnMut(Report) + Send>;
-
-/// Runs searches on a background thread; the caller stays free to read input and to stop it.
-pub struct Searcher {
-    tt: Arc<TranspositionTable>,
-    /// Move-ordering statistics live here between searches and travel with the search thread.
-    history: Option<Box<History>>,
-    control: Arc<Control>,
-    move_overhead: Duration,
-    handle: Option<JoinHandle<Box<History>>>,
-}
-
-/// Flags the caller sets while a search runs.
-struct Control {
-    stop: AtomicBool,
-    pondering: AtomicBool,
-}
-
-impl Searcher {
-    pub fn new(hash_mb: usize) -> Searcher {
-        Searcher {
-            tt: Arc::new(TranspositionTable::new(hash_mb)),
-            history: Some(History::new()),
-            control: Arc::new(Control { stop: AtomicBool::new(false), pondering: AtomicBool::new(false) }),
-            move_overhead: Duration::from_millis(20),
-            handle: None,
-        }
-    }
-
-    /// Resizes the transposition table (and clears it). Waits for a running search first.
-    pub fn set_hash_size(&mut self, mb: usize) {
-        self.wait();
-        self.tt = Arc::new(TranspositionTable::new(mb.clamp(1, MAX_HASH_MB)));
-    }
-
-    /// Forgets everything learned: transposition table and move-ordering statistics.
-    pub fn clear(&mut self) {
-        self.wait();
-        self.tt.clear();
-        self.history = Some(History::new());
-    }
-
-    pub fn set_threads(&mut self, _threads: usize) {
-        self.wait();
-    }
-
-    pub fn set_move_overhead(&mut self, overhead: Duration) {
-        self.move_overhead = overhead;
-    }
-
-    /// Starts searching `board` (whose history is used for repetitions) and returns at once.
-    /// Reports arrive through `reporter`, ending with exactly one `Report::BestMove`.
-    pub fn start(&mut self, board: Board, limits: Limits, mut reporter: Reporter) {
-        self.wait();
-        self.control.stop.store(false, Ordering::SeqCst);
-        self.control.pondering.store(limits.ponder, Ordering::SeqCst);
-        self.tt.new_search();
-        let tt = Arc::clone(&self.tt);
-        let control = Arc::clone(&self.control);
-        let mut history = self.history.take().unwrap_or_else(History::new);
-        let time = TimeManager::new(&limits, self.move_overhead);
-        self.handle = Some(std::thread::spawn(move || {
-            history.clear_killers();
-            let mut worker = Worker::new(board, &tt, &control, &mut history, limits, time);
-            let (best, ponder) = worker.iterative_deepening(&mut reporter);
-            reporter(Report::BestMove { best, ponder });
-            history
-        }));
-    }
-
-    /// Asks the running search to finish now; it still sends its `BestMove`.
-    pub fn stop(&self) {
-        self.control.stop.store(true, Ordering::SeqCst);
-    }
-
-    /// The opponent played the move we pondered on: the search continues under the clock.
-    pub fn ponderhit(&self) {
-        self.control.pondering.store(false, Ordering::SeqCst);
-    }
-
-    /// Blocks until the running search (if any) has finished and reported.
-    pub fn wait(&mut self) {
-        if let Some(handle) = self.handle.take() {
-            self.history = Some(handle.join().unwrap_or_else(|_| History::new()));
-        }
-    }
-}
 
 /// The principal variation below each ply, kept as a triangular table: the line at `ply` is
 /// the best move there followed by the line at `ply + 1`.
@@ -159,6 +71,9 @@ impl PvTable {
 
 /// One search thread's state.
 struct Worker<'a> {
+    /// 0 for the main thread, which alone watches the clock and reports; helpers (Lazy SMP)
+    /// only fill the shared transposition table.
+    id: usize,
     board: Board,
     tt: &'a TranspositionTable,
     control: &'a Control,
@@ -178,6 +93,7 @@ struct Worker<'a> {
 
 impl<'a> Worker<'a> {
     fn new(
+        id: usize,
         board: Board,
         tt: &'a TranspositionTable,
         control: &'a Control,
@@ -186,6 +102,7 @@ impl<'a> Worker<'a> {
         time: TimeManager,
     ) -> Worker<'a> {
         Worker {
+            id,
             board,
             tt,
             control,
@@ -277,7 +194,7 @@ impl<'a> Worker<'a> {
             seldepth: self.seldepth as i32,
             score: reported_score(score),
             bound,
-            nodes: self.nodes,
+            nodes: self.control.total_nodes(self.id, self.nodes),
             elapsed: self.time.elapsed(),
             hashfull: self.tt.hashfull(),
             pv,
@@ -285,16 +202,22 @@ impl<'a> Worker<'a> {
     }
 
     /// Called at every node: counts it and, every so often, looks at the clock and the flags.
+    /// Only the main thread applies the limits; it stops the helpers when it finishes.
     fn check_limits(&mut self) {
         self.nodes += 1;
-        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+        let main = self.id == 0;
+        if main && self.limits.nodes.is_some_and(|n| self.nodes >= n) {
             self.stopped = true;
         }
         if !self.nodes.is_multiple_of(1024) {
             return;
         }
+        self.control.publish_nodes(self.id, self.nodes);
         if self.control.stop.load(Ordering::Relaxed) {
             self.stopped = true;
+        }
+        if !main {
+            return;
         }
         let pondering = self.control.pondering.load(Ordering::Relaxed);
         if !pondering && !self.clock_running {
@@ -643,7 +566,12 @@ mod tests {
     use std::sync::mpsc;
 
     fn search(fen: &str, limits: Limits) -> (Vec<Info>, Option<Move>) {
+        search_with_threads(fen, limits, 1)
+    }
+
+    fn search_with_threads(fen: &str, limits: Limits, threads: usize) -> (Vec<Info>, Option<Move>) {
         let mut searcher = Searcher::new(16);
+        searcher.set_threads(threads);
         let (tx, rx) = mpsc::channel();
         searcher.start(Board::from_fen(fen).unwrap(), limits, Box::new(move |r| tx.send(r).unwrap()));
         searcher.wait();
@@ -665,6 +593,14 @@ mod tests {
     #[test]
     fn finds_mate_in_two() {
         let (infos, best) = search("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 0", depth(5));
+        assert_eq!(infos.last().unwrap().score, Score::Mate(2));
+        assert_eq!(best.unwrap().to_string(), "d5f6");
+    }
+
+    #[test]
+    fn helper_threads_search_alongside() {
+        let fen = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 0";
+        let (infos, best) = search_with_threads(fen, depth(6), 3);
         assert_eq!(infos.last().unwrap().score, Score::Mate(2));
         assert_eq!(best.unwrap().to_string(), "d5f6");
     }

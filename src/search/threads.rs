@@ -1,0 +1,147 @@
+//! Running searches on threads: the `Searcher` the engine drives, and Lazy SMP. With more
+//! than one thread, helpers search the same position at the same time, sharing only the
+//! transposition table: what one thread learns there steers the others, and the main thread
+//! (which alone watches the clock and reports) finishes sooner.
+
+use super::history::History;
+use super::time::TimeManager;
+use super::tt::TranspositionTable;
+use super::{Limits, Report, Worker};
+use crate::board::Board;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+pub const MAX_THREADS: usize = 256;
+
+/// Receives the search's reports, on the search thread.
+pub type Reporter = Box<dyn FnMut(Report) + Send>;
+
+/// Runs searches on background threads; the caller stays free to read input and to stop them.
+pub struct Searcher {
+    tt: Arc<TranspositionTable>,
+    /// Each thread's move-ordering statistics, kept between searches; they travel with the
+    /// search and come back when it ends.
+    histories: Vec<Box<History>>,
+    threads: usize,
+    control: Arc<Control>,
+    move_overhead: Duration,
+    handle: Option<JoinHandle<Vec<Box<History>>>>,
+}
+
+/// What the threads of one search share besides the table: the flags the caller sets, and
+/// node counts for reporting.
+pub(super) struct Control {
+    pub stop: AtomicBool,
+    pub pondering: AtomicBool,
+    nodes: Box<[AtomicU64]>,
+}
+
+impl Control {
+    /// A thread's node count, published now and then for the main thread's reports.
+    pub fn publish_nodes(&self, thread: usize, nodes: u64) {
+        self.nodes[thread].store(nodes, Ordering::Relaxed);
+    }
+
+    /// All threads' nodes, counting the caller's exact figure instead of its last published one.
+    pub fn total_nodes(&self, thread: usize, nodes: u64) -> u64 {
+        let others: u64 =
+            self.nodes.iter().enumerate().filter(|&(i, _)| i != thread).map(|(_, n)| n.load(Ordering::Relaxed)).sum();
+        others + nodes
+    }
+}
+
+impl Searcher {
+    pub fn new(hash_mb: usize) -> Searcher {
+        Searcher {
+            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            histories: vec![History::new()],
+            threads: 1,
+            control: Arc::new(Control {
+                stop: AtomicBool::new(false),
+                pondering: AtomicBool::new(false),
+                nodes: (0..MAX_THREADS).map(|_| AtomicU64::new(0)).collect(),
+            }),
+            move_overhead: Duration::from_millis(20),
+            handle: None,
+        }
+    }
+
+    /// Resizes the transposition table (and clears it). Waits for a running search first.
+    pub fn set_hash_size(&mut self, mb: usize) {
+        self.wait();
+        self.tt = Arc::new(TranspositionTable::new(mb.clamp(1, super::MAX_HASH_MB)));
+    }
+
+    /// Forgets everything learned: transposition table and move-ordering statistics.
+    pub fn clear(&mut self) {
+        self.wait();
+        self.tt.clear();
+        self.histories = (0..self.threads).map(|_| History::new()).collect();
+    }
+
+    pub fn set_threads(&mut self, threads: usize) {
+        self.wait();
+        self.threads = threads.clamp(1, MAX_THREADS);
+        self.histories.resize_with(self.threads, History::new);
+    }
+
+    pub fn set_move_overhead(&mut self, overhead: Duration) {
+        self.move_overhead = overhead;
+    }
+
+    /// Starts searching `board` (whose history is used for repetitions) and returns at once.
+    /// Reports arrive through `reporter`, ending with exactly one `Report::BestMove`.
+    pub fn start(&mut self, board: Board, limits: Limits, mut reporter: Reporter) {
+        self.wait();
+        self.control.stop.store(false, Ordering::SeqCst);
+        self.control.pondering.store(limits.ponder, Ordering::SeqCst);
+        for counter in self.control.nodes.iter() {
+            counter.store(0, Ordering::Relaxed);
+        }
+        self.tt.new_search();
+        let tt = Arc::clone(&self.tt);
+        let control = Arc::clone(&self.control);
+        let mut histories = std::mem::take(&mut self.histories);
+        let time = TimeManager::new(&limits, self.move_overhead);
+        self.handle = Some(std::thread::spawn(move || {
+            let (main_history, helper_histories) = histories.split_first_mut().expect("at least one thread");
+            let (best, ponder) = std::thread::scope(|scope| {
+                for (i, history) in helper_histories.iter_mut().enumerate() {
+                    let (board, limits, tt, control) = (board.clone(), limits.clone(), &tt, &control);
+                    scope.spawn(move || {
+                        history.clear_killers();
+                        let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO);
+                        let mut worker = Worker::new(i + 1, board, tt, control, history, limits, time);
+                        worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
+                    });
+                }
+                main_history.clear_killers();
+                let mut worker = Worker::new(0, board, &tt, &control, main_history, limits, time);
+                let result = worker.iterative_deepening(&mut reporter);
+                control.stop.store(true, Ordering::SeqCst);
+                result
+            });
+            reporter(Report::BestMove { best, ponder });
+            histories
+        }));
+    }
+
+    /// Asks the running search to finish now; it still sends its `BestMove`.
+    pub fn stop(&self) {
+        self.control.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// The opponent played the move we pondered on: the search continues under the clock.
+    pub fn ponderhit(&self) {
+        self.control.pondering.store(false, Ordering::SeqCst);
+    }
+
+    /// Blocks until the running search (if any) has finished and reported.
+    pub fn wait(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            self.histories = handle.join().unwrap_or_else(|_| (0..self.threads).map(|_| History::new()).collect());
+        }
+    }
+}
