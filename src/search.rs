@@ -126,21 +126,29 @@ impl<'a> Worker<'a> {
         let Some(first) = root_moves.iter().find(|mv| self.is_root_move(*mv)) else {
             return (None, None);
         };
+        let forced = root_moves.iter().filter(|mv| self.is_root_move(*mv)).count() == 1;
         let mut best = (Some(first), None);
         let max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
         let mut score = 0;
+        let mut stable_iterations = 0;
         for depth in 1..=max_depth {
             self.seldepth = 0;
+            let previous_score = score;
             score = self.aspiration_search(depth, score, reporter);
             if self.stopped && depth > 1 {
                 break;
             }
             let line = self.pv.line().to_vec();
             if let Some(&mv) = line.first() {
+                stable_iterations = if best.0 == Some(mv) { stable_iterations + 1 } else { 0 };
                 best = (Some(mv), line.get(1).copied());
             }
             reporter(Report::Info(self.info(depth, score, Bound::Exact, line)));
-            if self.stopped || self.found_requested_mate(score) || !self.time.iteration_affordable() {
+            if self.stopped || self.found_requested_mate(score) {
+                break;
+            }
+            let share = time_share(forced, stable_iterations, previous_score - score);
+            if depth > 1 && !self.time.iteration_affordable(share) {
                 break;
             }
         }
@@ -501,6 +509,19 @@ impl<'a> Worker<'a> {
         let entry = TtEntry { mv, score: score_to_tt(score, ply), eval, depth, bound };
         self.tt.store(self.board.key(), entry);
     }
+}
+
+/// How much of the optimum time this move deserves, given how the search is going: more
+/// while the best move keeps changing or the score falls (the position is not understood
+/// yet), less once the best move has held for several iterations, and hardly any when there is
+/// only one legal move.
+fn time_share(forced: bool, stable_iterations: u32, score_drop: i32) -> f64 {
+    if forced {
+        return 0.05;
+    }
+    let stability = 1.3 - 0.1 * stable_iterations.min(6) as f64;
+    let trouble = 1.0 + score_drop.clamp(0, 100) as f64 / 100.0;
+    stability * trouble
 }
 
 /// How many plies to take off a late quiet move: more the deeper the search and the later the

@@ -52,9 +52,11 @@ impl TimeManager {
         self.maximum.is_some_and(|max| self.elapsed() >= max)
     }
 
-    /// Whether another iteration is worth starting.
-    pub fn iteration_affordable(&self) -> bool {
-        self.optimum.is_none_or(|opt| self.elapsed() < opt * 6 / 10)
+    /// Whether another iteration is worth starting, given the share of the optimum time the
+    /// search's progress calls for. The next iteration takes longer than all the ones before
+    /// it, so one is not started past 60% of the time it may use.
+    pub fn iteration_affordable(&self, share: f64) -> bool {
+        self.optimum.is_none_or(|opt| self.elapsed() < opt.mul_f64(share * 0.6))
     }
 }
 
