@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The time reserved per move for the GUI and the pipes between us, unless the user sets it.
-pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 10;
+pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 30;
 pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 
 /// Names one search, so that its reports can be told from those of earlier searches.

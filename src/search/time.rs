@@ -31,11 +31,19 @@ impl TimeManager {
         let Some(clock) = limits.clock else {
             return TimeManager { start, optimum: None, maximum: None };
         };
-        let available = clock.remaining.saturating_sub(overhead);
+        // Spread what is left over the moves still to play, counting their increments, but
+        // set aside the overhead for every one of those moves: the clock then settles, late
+        // in a game on increment, near that reserve instead of running down to nothing, and
+        // a stall of the machine or the GUI costs no game.
         let moves_left = clock.moves_to_go.map_or(EXPECTED_MOVES_LEFT, |m| m.clamp(1, EXPECTED_MOVES_LEFT));
-        let maximum = (available * 3 / 4).min((available / moves_left + clock.increment * 3 / 4) * 4);
-        let optimum = (available / moves_left + clock.increment * 3 / 4).min(maximum);
-        TimeManager { start, optimum: Some(optimum), maximum: Some(maximum) }
+        let total = (clock.remaining + clock.increment * (moves_left - 1)).saturating_sub(overhead * moves_left);
+        let optimum = total / moves_left;
+        // The hard limit may stretch to four times the optimum, but only by a quarter of what
+        // the clock holds beyond the reserve, so that even a search that always runs to its
+        // limit leaves the reserve standing; and never past half the clock.
+        let surplus = clock.remaining.saturating_sub(overhead * moves_left);
+        let maximum = (optimum + (optimum * 3).min(surplus / 4)).min(clock.remaining.saturating_sub(overhead) / 2);
+        TimeManager { start, optimum: Some(optimum.min(maximum)), maximum: Some(maximum) }
     }
 
     pub fn elapsed(&self) -> Duration {
@@ -72,6 +80,22 @@ mod tests {
             moves_to_go,
         };
         Limits { clock: Some(clock), ..Limits::default() }
+    }
+
+    /// Even if every search runs to its hard limit and every move loses 5 ms more to the GUI,
+    /// a game on increment keeps most of the reserve on the clock.
+    #[test]
+    fn the_clock_settles_near_the_reserve() {
+        let overhead = Duration::from_millis(30);
+        for (start_ms, increment_ms) in [(1000, 10), (3000, 30), (10000, 100)] {
+            let mut remaining = start_ms;
+            for _ in 0..300 {
+                let tm = TimeManager::new(&clock(remaining, increment_ms, None), overhead);
+                let used = tm.maximum.unwrap().as_millis() as u64 + 5;
+                remaining = remaining.saturating_sub(used) + increment_ms;
+            }
+            assert!(remaining >= 700, "{start_ms}+{increment_ms}: {remaining} ms left");
+        }
     }
 
     #[test]
