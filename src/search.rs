@@ -83,6 +83,8 @@ struct Worker<'a> {
     pv: Box<PvTable>,
     /// Static evaluation at each ply of the current line (NO_EVAL when in check).
     eval_stack: [i32; MAX_PLY + 1],
+    /// The move a singular-extension search leaves out at each ply (usually none).
+    excluded: [Move; MAX_PLY + 1],
     nodes: u64,
     seldepth: usize,
     /// Set once the search must unwind; scores computed after it are meaningless.
@@ -111,6 +113,7 @@ impl<'a> Worker<'a> {
             time,
             pv: Box::new(PvTable { moves: [[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1], len: [0; MAX_PLY + 1] }),
             eval_stack: [NO_EVAL; MAX_PLY + 1],
+            excluded: [Move::NONE; MAX_PLY + 1],
             nodes: 0,
             seldepth: 0,
             stopped: false,
@@ -270,9 +273,13 @@ impl<'a> Worker<'a> {
             }
         }
 
+        // A singular-extension search of this node (one move left out) is not a search of the
+        // position: it neither reads nor writes the table's verdict on it.
+        let excluded = self.excluded[ply];
         let entry = self.tt.probe(self.board.key());
         if let Some(e) = entry
             && !pv_node
+            && excluded == Move::NONE
             && e.depth >= depth
         {
             let score = score_from_tt(e.score, ply);
@@ -286,7 +293,7 @@ impl<'a> Worker<'a> {
         // Whether our position is better than on our previous move: if not, prune harder.
         let improving = !in_check && ply >= 2 && static_eval > self.eval_stack[ply - 2];
 
-        if !pv_node && !in_check {
+        if !pv_node && !in_check && excluded == Move::NONE {
             // Reverse futility pruning: far enough above beta that a shallow search will not
             // bring the score back down.
             if depth <= 8 && static_eval - 75 * (depth - improving as i32) >= beta && beta.abs() < MATE_BOUND {
@@ -337,6 +344,22 @@ impl<'a> Worker<'a> {
                 continue;
             }
             legal_moves_seen += 1;
+            if mv == excluded {
+                continue;
+            }
+            // Singular extension: if every other move falls well short of what the table
+            // says this one scores, this move is forced in all but name; search it deeper.
+            let mut extension = 0;
+            if mv == table_move && !root && excluded == Move::NONE && depth >= 8 {
+                match self.singularity(entry, depth, beta, ply) {
+                    Singularity::Singular => extension = 1,
+                    Singularity::MultiCut(score) => return score,
+                    Singularity::Neither => {}
+                }
+                if self.stopped {
+                    return DRAW;
+                }
+            }
             // Shallow pruning of moves unlikely to matter, once a move has been found that
             // does not lose to mate (so pruning never turns a position into a false mate).
             if !root && best_score > -MATE_BOUND && depth <= 8 {
@@ -361,7 +384,7 @@ impl<'a> Worker<'a> {
             }
             self.board.make_move(mv);
             let score = if moves_searched == 0 {
-                -self.negamax(-beta, -alpha, depth - 1, ply + 1)
+                -self.negamax(-beta, -alpha, depth - 1 + extension, ply + 1)
             } else {
                 // Late move reductions: with good ordering, late quiet moves rarely matter, so
                 // they get a shallower search first, and the full depth only if it surprises.
@@ -412,6 +435,11 @@ impl<'a> Worker<'a> {
         if legal_moves_seen == 0 {
             return if in_check { -MATE + ply as i32 } else { DRAW };
         }
+        if excluded != Move::NONE {
+            // A singular-extension search leaves the table alone. If the excluded move was
+            // the only legal one, nothing was searched, and the alternatives "fail low".
+            return best_score.max(alpha);
+        }
         let bound = if best_score >= beta {
             Bound::Lower
         } else if best_move != Move::NONE {
@@ -421,6 +449,28 @@ impl<'a> Worker<'a> {
         };
         self.store(best_move, best_score, static_eval, depth, bound, ply);
         best_score
+    }
+
+    /// Whether the table move is singular: a reduced search of every other move, with a
+    /// window just below the table's score, must fail low. If even that search reaches beta,
+    /// several moves beat beta and the node is cut at once ("multi-cut").
+    fn singularity(&mut self, entry: Option<TtEntry>, depth: i32, beta: i32, ply: usize) -> Singularity {
+        let Some(e) = entry else { return Singularity::Neither };
+        let score = score_from_tt(e.score, ply);
+        if e.depth < depth - 3 || e.bound == Bound::Upper || score.abs() >= MATE_BOUND {
+            return Singularity::Neither;
+        }
+        let singular_beta = score - 2 * depth;
+        self.excluded[ply] = e.mv;
+        let value = self.negamax(singular_beta - 1, singular_beta, (depth - 1) / 2, ply);
+        self.excluded[ply] = Move::NONE;
+        if value < singular_beta {
+            Singularity::Singular
+        } else if singular_beta >= beta {
+            Singularity::MultiCut(singular_beta)
+        } else {
+            Singularity::Neither
+        }
     }
 
     /// Searches captures (all moves when in check) until the position is quiet. The side to
@@ -537,6 +587,12 @@ fn late_move_reduction(depth: i32, move_number: usize) -> i32 {
         table
     });
     TABLE[depth.min(63) as usize][move_number.min(63)]
+}
+
+enum Singularity {
+    Singular,
+    MultiCut(i32),
+    Neither,
 }
 
 /// Whether a stored score with this bound settles the node for the window alpha..beta.
