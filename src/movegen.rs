@@ -6,9 +6,7 @@
 //! lifts two pawns off one rank) ask the attack question. Perft counts the leaves by
 //! generating moves at the last ply without making them, which this makes exact.
 
-use crate::board::{
-    Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, castle, dir, flag, is_attacked,
-};
+use crate::board::{Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, castle, dir, flag};
 
 /// Which moves to generate: captures and queen promotions ("noisy", for quiescence search
 /// and the first stages of move ordering), the rest ("quiet"), or both.
@@ -232,11 +230,11 @@ pub fn generate<const KIND: u8, S: MoveSink>(board: &Board, sink: &mut S) {
         piece_moves::<KIND, true, 4, S>(board, us, PieceKind::Bishop, dir::DIAGONAL, &safety, sink);
         piece_moves::<KIND, true, 4, S>(board, us, PieceKind::Rook, dir::ORTHOGONAL, &safety, sink);
         piece_moves::<KIND, true, 8, S>(board, us, PieceKind::Queen, dir::KING, &safety, sink);
-        if KIND != kind::NOISY && safety.checkers == 0 {
-            castling_moves(board, us, sink);
-        }
     }
-    king_moves::<KIND, S>(board, us, safety.checkers > 0, sink);
+    let sideways_safe = king_moves::<KIND, S>(board, us, safety.checkers > 0, sink);
+    if KIND != kind::NOISY && safety.checkers == 0 {
+        castling_moves(board, us, sideways_safe, sink);
+    }
 }
 
 /// Moves of every `kind` piece of ours: single steps, or slides when `SLIDES`.
@@ -275,7 +273,9 @@ fn piece_moves<const KIND: u8, const SLIDES: bool, const N: usize, S: MoveSink>(
     }
 }
 
-fn king_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, in_check: bool, sink: &mut S) {
+/// The king's steps. Returns which of its two sideways steps (east, west) lead to an empty
+/// square it may stand on, which castling needs to know too.
+fn king_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, in_check: bool, sink: &mut S) -> [bool; 2] {
     let from = board.king_square(us);
     // In check, the king must not step back along the checking line, which the king itself
     // still shadows on the real board; so destinations are tested with the king lifted off.
@@ -288,19 +288,27 @@ fn king_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, in_check: b
     } else {
         board.squares()
     };
+    let mut sideways_safe = [false; 2];
     for step in dir::KING {
         let to = from.offset(step);
         let occupant = squares[to];
         let wanted =
             if occupant.is_empty() { KIND != kind::NOISY } else { KIND != kind::QUIET && occupant.is_color(!us) };
-        if wanted && !is_attacked(squares, to, !us) {
+        if wanted && !board.attacked_on(squares, to, !us) {
             let move_flag = if occupant.is_empty() { flag::QUIET } else { flag::CAPTURE };
             sink.push(Move::new(from, to, move_flag));
+            if occupant.is_empty() && (step == dir::E || step == dir::W) {
+                sideways_safe[usize::from(step == dir::W)] = true;
+            }
         }
     }
+    sideways_safe
 }
 
-fn castling_moves<S: MoveSink>(board: &Board, us: Color, sink: &mut S) {
+/// Castling, given which of the king's sideways steps are safe (from `king_moves`): the king
+/// may not pass through or land on an attacked square, and the b-file square must be empty for
+/// the rook but may be attacked.
+fn castling_moves<S: MoveSink>(board: &Board, us: Color, [east_safe, west_safe]: [bool; 2], sink: &mut S) {
     let (king_side, queen_side, king) = match us {
         Color::White => (castle::WHITE_KING, castle::WHITE_QUEEN, Square::E1),
         Color::Black => (castle::BLACK_KING, castle::BLACK_QUEEN, Square::E8),
@@ -308,12 +316,10 @@ fn castling_moves<S: MoveSink>(board: &Board, us: Color, sink: &mut S) {
     let rights = board.castling_rights();
     let empty = |step: i8| board.piece_at(king.offset(step)).is_empty();
     let safe = |step: i8| !board.is_attacked_by(king.offset(step), !us);
-    // The king may not pass through or land on an attacked square; the b-file square must be
-    // empty for the rook but may be attacked.
-    if rights & king_side != 0 && empty(1) && empty(2) && safe(1) && safe(2) {
+    if rights & king_side != 0 && east_safe && empty(2) && safe(2) {
         sink.push(Move::new(king, king.offset(2), flag::KING_CASTLE));
     }
-    if rights & queen_side != 0 && empty(-1) && empty(-2) && empty(-3) && safe(-1) && safe(-2) {
+    if rights & queen_side != 0 && west_safe && empty(-2) && empty(-3) && safe(-2) {
         sink.push(Move::new(king, king.offset(-2), flag::QUEEN_CASTLE));
     }
 }
@@ -380,7 +386,7 @@ fn en_passant_is_legal(board: &Board, us: Color, from: Square, to: Square) -> bo
     squares[to] = squares[from];
     squares[from] = Piece::EMPTY;
     squares[to.offset(-us.forward())] = Piece::EMPTY;
-    !is_attacked(&squares, board.king_square(us), !us)
+    !board.attacked_on(&squares, board.king_square(us), !us)
 }
 
 #[cfg(test)]

@@ -147,7 +147,7 @@ impl Board {
 
     #[inline]
     pub fn is_attacked_by(&self, sq: Square, by: Color) -> bool {
-        is_attacked(&self.squares, sq, by)
+        self.attacked_on(&self.squares, sq, by)
     }
 
     #[inline]
