@@ -6,7 +6,9 @@
 //! lifts two pawns off one rank) ask the attack question. Perft counts the leaves by
 //! generating moves at the last ply without making them, which this makes exact.
 
-use crate::board::{Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, castle, dir, flag};
+use crate::board::{
+    Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, castle, dir, flag, is_diagonal, is_knight_jump,
+};
 
 /// Which moves to generate: captures and queen promotions ("noisy", for quiescence search
 /// and the first stages of move ordering), the rest ("quiet"), or both.
@@ -121,8 +123,13 @@ pub fn parse_move(board: &Board, text: &str) -> Option<Move> {
 struct KingSafety {
     king: Square,
     checkers: u32,
+    /// The (last found) checking piece, and the step from our king towards it if it is a
+    /// slider (0 for a pawn or knight, which can only be captured).
+    checker: Square,
+    check_step: i8,
     /// When in check, the destinations that deal with it: the checker and any square between
-    /// it and the king.
+    /// it and the king. Filled in only when there is a check (see `note_evasion_targets`), as
+    /// most positions have none.
     evasion_targets: SquareSet,
     /// Each pinned piece with the step from our king through it to the pinner: it may move
     /// only along that line.
@@ -138,29 +145,45 @@ impl KingSafety {
         let mut safety = KingSafety {
             king,
             checkers: 0,
+            checker: Square::NONE,
+            check_step: 0,
             evasion_targets: SquareSet::EMPTY,
             pins: [(Square::NONE, 0); 8],
             pin_count: 0,
         };
         let enemy_pawn = Piece::new(them, PieceKind::Pawn);
         for step in [us.forward() + dir::E, us.forward() + dir::W] {
-            safety.note_contact_check(squares[king.offset(step)] == enemy_pawn, king.offset(step));
+            if squares[king.offset(step)] == enemy_pawn {
+                safety.note_check(king.offset(step), 0);
+            }
         }
         for &knight in board.pieces(them, PieceKind::Knight) {
-            let is_check = dir::KNIGHT.contains(&(knight.0 as i8 - king.0 as i8));
-            safety.note_contact_check(is_check, knight);
-        }
-        // Only the few enemy sliders on a line through the king need a walk along that line.
-        for (kind, orthogonal, diagonal) in
-            [(PieceKind::Rook, true, false), (PieceKind::Bishop, false, true), (PieceKind::Queen, true, true)]
-        {
-            for &slider in board.pieces(them, kind) {
-                let step = king.line_step(slider);
-                let is_orthogonal = step.abs() == 1 || step.abs() == 10;
-                if step != 0 && (if is_orthogonal { orthogonal } else { diagonal }) {
-                    safety.examine_line(squares, us, slider, step);
-                }
+            if is_knight_jump(knight, king) {
+                safety.note_check(knight, 0);
             }
+        }
+        // Only the few enemy sliders on a line through the king need a walk along that line;
+        // the others cost one table lookup each.
+        for &queen in board.pieces(them, PieceKind::Queen) {
+            let step = king.line_step(queen);
+            if step != 0 {
+                safety.examine_line(squares, us, queen, step);
+            }
+        }
+        for &rook in board.pieces(them, PieceKind::Rook) {
+            let step = king.line_step(rook);
+            if step != 0 && !is_diagonal(step) {
+                safety.examine_line(squares, us, rook, step);
+            }
+        }
+        for &bishop in board.pieces(them, PieceKind::Bishop) {
+            let step = king.line_step(bishop);
+            if is_diagonal(step) {
+                safety.examine_line(squares, us, bishop, step);
+            }
+        }
+        if safety.checkers == 1 {
+            safety.note_evasion_targets();
         }
         safety
     }
@@ -180,15 +203,7 @@ impl KingSafety {
             sq = sq.offset(step);
         }
         match blocker {
-            None => {
-                self.checkers += 1;
-                let mut sq = self.king.offset(step);
-                while sq != slider {
-                    self.evasion_targets.insert(sq);
-                    sq = sq.offset(step);
-                }
-                self.evasion_targets.insert(slider);
-            }
+            None => self.note_check(slider, step),
             Some(pinned) => {
                 self.pins[self.pin_count] = (pinned, step);
                 self.pin_count += 1;
@@ -197,10 +212,22 @@ impl KingSafety {
     }
 
     #[inline]
-    fn note_contact_check(&mut self, is_check: bool, sq: Square) {
-        if is_check {
-            self.checkers += 1;
-            self.evasion_targets.insert(sq);
+    fn note_check(&mut self, checker: Square, step: i8) {
+        self.checkers += 1;
+        self.checker = checker;
+        self.check_step = step;
+    }
+
+    /// The squares that answer a single check: the checker's, and those between it and the
+    /// king when it is a slider.
+    fn note_evasion_targets(&mut self) {
+        self.evasion_targets.insert(self.checker);
+        if self.check_step != 0 {
+            let mut sq = self.king.offset(self.check_step);
+            while sq != self.checker {
+                self.evasion_targets.insert(sq);
+                sq = sq.offset(self.check_step);
+            }
         }
     }
 
@@ -210,26 +237,31 @@ impl KingSafety {
         self.pins[..self.pin_count].iter().find(|(sq, _)| *sq == from).map_or(0, |&(_, step)| step)
     }
 
-    /// May a piece with pin line `pin_step` go to `to`? A pinned piece must stay on the ray
-    /// from the king through it (which ends at the pinner, so it can never pass it), and in
-    /// check every move but the king's must capture or block the checker.
+    /// May a piece with pin line `pin_step` step by `step` to `to`? A pinned piece must keep
+    /// to the line through our king and the pinner, moving along it either way (it can never
+    /// pass the pinner, whose square ends the ray). `IN_CHECK` says whether there is a check
+    /// to deal with: then every move but the king's must capture or block the checker.
     #[inline(always)]
-    fn allows(&self, pin_step: i8, to: Square) -> bool {
-        (pin_step == 0 || self.king.line_step(to) == pin_step)
-            && (self.checkers == 0 || self.evasion_targets.contains(to))
+    fn allows<const IN_CHECK: bool>(&self, pin_step: i8, step: i8, to: Square) -> bool {
+        keeps_pin(pin_step, step) && (!IN_CHECK || self.evasion_targets.contains(to))
     }
+}
+
+/// Whether moving by `step` keeps a piece with pin line `pin_step` (0 when free) on it.
+#[inline(always)]
+fn keeps_pin(pin_step: i8, step: i8) -> bool {
+    pin_step == 0 || step == pin_step || step == -pin_step
 }
 
 /// Sends the legal moves of the kind `KIND` (see [`kind`]) to `sink`.
 pub fn generate<const KIND: u8, S: MoveSink>(board: &Board, sink: &mut S) {
     let us = board.side_to_move();
     let safety = KingSafety::of(board, us);
-    if safety.checkers < 2 {
-        pawn_moves::<KIND, S>(board, us, &safety, sink);
-        piece_moves::<KIND, false, 8, S>(board, us, PieceKind::Knight, dir::KNIGHT, &safety, sink);
-        piece_moves::<KIND, true, 4, S>(board, us, PieceKind::Bishop, dir::DIAGONAL, &safety, sink);
-        piece_moves::<KIND, true, 4, S>(board, us, PieceKind::Rook, dir::ORTHOGONAL, &safety, sink);
-        piece_moves::<KIND, true, 8, S>(board, us, PieceKind::Queen, dir::KING, &safety, sink);
+    // Out of check (the usual case) the generators are compiled without the evasion test.
+    match safety.checkers {
+        0 => non_king_moves::<KIND, false, S>(board, us, &safety, sink),
+        1 => non_king_moves::<KIND, true, S>(board, us, &safety, sink),
+        _ => {}
     }
     let sideways_safe = king_moves::<KIND, S>(board, us, safety.checkers > 0, sink);
     if KIND != kind::NOISY && safety.checkers == 0 {
@@ -237,9 +269,24 @@ pub fn generate<const KIND: u8, S: MoveSink>(board: &Board, sink: &mut S) {
     }
 }
 
+/// Every move but the king's, which only a double check rules out altogether.
+#[inline(always)]
+fn non_king_moves<const KIND: u8, const IN_CHECK: bool, S: MoveSink>(
+    board: &Board,
+    us: Color,
+    safety: &KingSafety,
+    sink: &mut S,
+) {
+    pawn_moves::<KIND, IN_CHECK, S>(board, us, safety, sink);
+    piece_moves::<KIND, IN_CHECK, false, 8, S>(board, us, PieceKind::Knight, dir::KNIGHT, safety, sink);
+    piece_moves::<KIND, IN_CHECK, true, 4, S>(board, us, PieceKind::Bishop, dir::DIAGONAL, safety, sink);
+    piece_moves::<KIND, IN_CHECK, true, 4, S>(board, us, PieceKind::Rook, dir::ORTHOGONAL, safety, sink);
+    piece_moves::<KIND, IN_CHECK, true, 8, S>(board, us, PieceKind::Queen, dir::KING, safety, sink);
+}
+
 /// Moves of every `kind` piece of ours: single steps, or slides when `SLIDES`.
 #[inline(always)]
-fn piece_moves<const KIND: u8, const SLIDES: bool, const N: usize, S: MoveSink>(
+fn piece_moves<const KIND: u8, const IN_CHECK: bool, const SLIDES: bool, const N: usize, S: MoveSink>(
     board: &Board,
     us: Color,
     kind: PieceKind,
@@ -247,29 +294,50 @@ fn piece_moves<const KIND: u8, const SLIDES: bool, const N: usize, S: MoveSink>(
     safety: &KingSafety,
     sink: &mut S,
 ) {
-    let squares = board.squares();
     for &from in board.pieces(us, kind) {
         let pin_step = safety.pin_step(from);
-        for step in steps {
-            let mut to = from.offset(step);
-            loop {
-                let occupant = squares[to];
-                if occupant.is_empty() {
-                    if KIND != kind::NOISY && safety.allows(pin_step, to) {
-                        sink.push(Move::new(from, to, flag::QUIET));
-                    }
-                } else {
-                    if KIND != kind::QUIET && occupant.is_color(!us) && safety.allows(pin_step, to) {
-                        sink.push(Move::new(from, to, flag::CAPTURE));
-                    }
-                    break;
-                }
-                if !SLIDES {
-                    break;
-                }
-                to = to.offset(step);
+        if pin_step == 0 {
+            for step in steps {
+                walk::<KIND, IN_CHECK, SLIDES, S>(board, us, from, step, safety, sink);
             }
+        } else if SLIDES && steps.contains(&pin_step) {
+            // A pinned slider may still move along the pin line, both ways; a pinned knight
+            // (whose jumps never follow a line) or a slider across the line may not move.
+            walk::<KIND, IN_CHECK, SLIDES, S>(board, us, from, pin_step, safety, sink);
+            walk::<KIND, IN_CHECK, SLIDES, S>(board, us, from, -pin_step, safety, sink);
         }
+    }
+}
+
+/// The moves from `from` in the direction `step`: one step, or a slide when `SLIDES`.
+#[inline(always)]
+fn walk<const KIND: u8, const IN_CHECK: bool, const SLIDES: bool, S: MoveSink>(
+    board: &Board,
+    us: Color,
+    from: Square,
+    step: i8,
+    safety: &KingSafety,
+    sink: &mut S,
+) {
+    let squares = board.squares();
+    let mut to = from.offset(step);
+    loop {
+        let occupant = squares[to];
+        let allowed = safety.allows::<IN_CHECK>(0, step, to);
+        if occupant.is_empty() {
+            if KIND != kind::NOISY && allowed {
+                sink.push(Move::new(from, to, flag::QUIET));
+            }
+        } else {
+            if KIND != kind::QUIET && allowed && occupant.is_color(!us) {
+                sink.push(Move::new(from, to, flag::CAPTURE));
+            }
+            return;
+        }
+        if !SLIDES {
+            return;
+        }
+        to = to.offset(step);
     }
 }
 
@@ -324,45 +392,69 @@ fn castling_moves<S: MoveSink>(board: &Board, us: Color, [east_safe, west_safe]:
     }
 }
 
-fn pawn_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, safety: &KingSafety, sink: &mut S) {
+fn pawn_moves<const KIND: u8, const IN_CHECK: bool, S: MoveSink>(
+    board: &Board,
+    us: Color,
+    safety: &KingSafety,
+    sink: &mut S,
+) {
+    for &from in board.pieces(us, PieceKind::Pawn) {
+        // Pinned pawns are rare: the usual case is compiled without the pin tests.
+        match safety.pin_step(from) {
+            0 => pawn_moves_from::<KIND, IN_CHECK, false, S>(board, us, from, 0, safety, sink),
+            pin_step => pawn_moves_from::<KIND, IN_CHECK, true, S>(board, us, from, pin_step, safety, sink),
+        }
+    }
+}
+
+/// The moves of our pawn on `from`, whose pin line is `pin_step` if `PINNED`.
+#[inline(always)]
+fn pawn_moves_from<const KIND: u8, const IN_CHECK: bool, const PINNED: bool, S: MoveSink>(
+    board: &Board,
+    us: Color,
+    from: Square,
+    pin_step: i8,
+    safety: &KingSafety,
+    sink: &mut S,
+) {
     let squares = board.squares();
     let forward = us.forward();
-    let ep = board.en_passant();
-    // Mailbox rows (square / 10) of our pawns' home rank and of the rank they promote from.
-    let (home_row, last_row) = if us == Color::White { (3, 8) } else { (8, 3) };
-    for &from in board.pieces(us, PieceKind::Pawn) {
-        let pin_step = safety.pin_step(from);
-        let promotes = from.0 / 10 == last_row;
-        let one = from.offset(forward);
-        if squares[one].is_empty() {
-            if promotes {
-                if safety.allows(pin_step, one) {
-                    push_promotions::<KIND, S>(from, one, false, sink);
-                }
-            } else if KIND != kind::NOISY {
-                if safety.allows(pin_step, one) {
-                    sink.push(Move::new(from, one, flag::QUIET));
-                }
-                let two = one.offset(forward);
-                if from.0 / 10 == home_row && squares[two].is_empty() && safety.allows(pin_step, two) {
-                    sink.push(Move::new(from, two, flag::DOUBLE_PUSH));
-                }
+    let allows = |step: i8, to: Square| safety.allows::<IN_CHECK>(if PINNED { pin_step } else { 0 }, step, to);
+    // The square seen from White's side (Black's are turned half round the board), so that
+    // one comparison tells the home rank (31..=38) and the rank before promotion (81..=88).
+    let relative = if us == Color::White { from.0 } else { 119 - from.0 };
+    let promotes = relative > 80;
+    let one = from.offset(forward);
+    if squares[one].is_empty() {
+        if promotes {
+            if allows(forward, one) {
+                push_promotions::<KIND, S>(from, one, false, sink);
+            }
+        } else if KIND != kind::NOISY {
+            if allows(forward, one) {
+                sink.push(Move::new(from, one, flag::QUIET));
+            }
+            let two = one.offset(forward);
+            if relative < 40 && squares[two].is_empty() && allows(forward, two) {
+                sink.push(Move::new(from, two, flag::DOUBLE_PUSH));
             }
         }
-        if KIND == kind::QUIET {
-            continue;
-        }
-        for side in [dir::E, dir::W] {
-            let to = one.offset(side);
-            if squares[to].is_color(!us) && safety.allows(pin_step, to) {
+    }
+    if KIND == kind::QUIET {
+        return;
+    }
+    for side in [dir::E, dir::W] {
+        let to = one.offset(side);
+        if squares[to].is_color(!us) {
+            if allows(forward + side, to) {
                 if promotes {
                     push_promotions::<KIND, S>(from, to, true, sink);
                 } else {
                     sink.push(Move::new(from, to, flag::CAPTURE));
                 }
-            } else if Some(to) == ep && en_passant_is_legal(board, us, from, to) {
-                sink.push(Move::new(from, to, flag::EN_PASSANT));
             }
+        } else if Some(to) == board.en_passant() && en_passant_is_legal(board, us, from, to) {
+            sink.push(Move::new(from, to, flag::EN_PASSANT));
         }
     }
 }

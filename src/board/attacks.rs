@@ -61,6 +61,12 @@ fn contact(from: Square, to: Square) -> u8 {
     CONTACT[to.0.wrapping_sub(from.0) as usize]
 }
 
+/// Whether a knight on `from` attacks `to`.
+#[inline]
+pub fn is_knight_jump(from: Square, to: Square) -> bool {
+    contact(from, to) & KNIGHT_JUMP != 0
+}
+
 /// True if every square strictly between `from` and `to`, walking by `step`, is empty.
 #[inline]
 fn path_is_clear(squares: &SquareMap<Piece>, from: Square, to: Square, step: i8) -> bool {
@@ -106,6 +112,6 @@ impl Board {
 
 /// Whether a line step (see `Square::line_step`) runs diagonally.
 #[inline]
-pub(crate) fn is_diagonal(step: i8) -> bool {
+pub fn is_diagonal(step: i8) -> bool {
     matches!(step, dir::NE | dir::NW | dir::SE | dir::SW)
 }
