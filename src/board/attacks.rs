@@ -95,23 +95,39 @@ impl Board {
         if contact(self.king_square(by), sq) & KING_STEP != 0 {
             return true;
         }
-        if self.pieces(by, PieceKind::Knight).iter().any(|&n| contact(n, sq) & KNIGHT_JUMP != 0) {
-            return true;
+        for &knight in self.pieces(by, PieceKind::Knight) {
+            if is_knight_jump(knight, sq) {
+                return true;
+            }
         }
-        let slides = |kind: PieceKind, fits: fn(i8) -> bool| {
-            self.pieces(by, kind).iter().any(|&slider| {
-                let step = sq.line_step(slider);
-                step != 0 && fits(step) && path_is_clear(squares, sq, slider, step)
-            })
-        };
-        slides(PieceKind::Queen, |_| true)
-            || slides(PieceKind::Rook, |step| !is_diagonal(step))
-            || slides(PieceKind::Bishop, is_diagonal)
+        // Plain loops rather than one closure per kind: this is the hottest function in
+        // positions where the king has room to move.
+        for &queen in self.pieces(by, PieceKind::Queen) {
+            let step = sq.line_step(queen);
+            if step != 0 && path_is_clear(squares, sq, queen, step) {
+                return true;
+            }
+        }
+        for &rook in self.pieces(by, PieceKind::Rook) {
+            let step = sq.line_step(rook);
+            if step != 0 && !is_diagonal(step) && path_is_clear(squares, sq, rook, step) {
+                return true;
+            }
+        }
+        for &bishop in self.pieces(by, PieceKind::Bishop) {
+            let step = sq.line_step(bishop);
+            if is_diagonal(step) && path_is_clear(squares, sq, bishop, step) {
+                return true;
+            }
+        }
+        false
     }
 }
 
 /// Whether a line step (see `Square::line_step`) runs diagonally.
 #[inline]
 pub fn is_diagonal(step: i8) -> bool {
-    matches!(step, dir::NE | dir::NW | dir::SE | dir::SW)
+    // Line steps are 0, ±1, ±10 (orthogonal) or ±9, ±11 (diagonal).
+    let size = step.unsigned_abs();
+    size > 1 && size & 1 == 1
 }

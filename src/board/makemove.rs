@@ -92,17 +92,17 @@ impl Board {
         }
 
         if mv.is_promotion() {
-            self.remove_piece(to);
-            self.add_piece(to, Piece::new(us, PieceKind::Pawn));
+            self.take_piece::<false>(to);
+            self.put_piece::<false>(to, Piece::new(us, PieceKind::Pawn));
         }
-        self.move_piece(to, from);
+        self.shift_piece::<false>(to, from);
         if mv.is_castle() {
             let (rook_from, rook_to) = castling_rook(from, mv.flag());
-            self.move_piece(rook_to, rook_from);
+            self.shift_piece::<false>(rook_to, rook_from);
         }
         if mv.is_capture() {
             let captured_square = if mv.is_en_passant() { to.offset(-us.forward()) } else { to };
-            self.add_piece(captured_square, undo.captured);
+            self.put_piece::<false>(captured_square, undo.captured);
         }
 
         self.castling = undo.castling;

@@ -218,7 +218,7 @@ impl Square {
     /// when they share none (or are the same square).
     #[inline]
     pub fn line_step(self, other: Square) -> i8 {
-        LINE_STEP[self.index64()][other.index64()]
+        LINE_STEP[self.0 as usize & 127][other.0 as usize & 127]
     }
 
     /// The rank as seen from `color`'s side: 0 is its back rank.
@@ -256,8 +256,11 @@ static INDEX64: [u8; 128] = {
     table
 };
 
-static LINE_STEP: [[i8; 64]; 64] = {
-    let mut table = [[0; 64]; 64];
+/// `line_step` for every pair of mailbox squares (0 for border squares). Indexed by mailbox
+/// square rather than 0..64 because the move generator asks it for every enemy slider at every
+/// node, and the conversion would cost two more lookups each time.
+static LINE_STEP: [[i8; 128]; 128] = {
+    let mut table = [[0; 128]; 128];
     let mut a = 0;
     while a < 64 {
         let mut b = 0;
@@ -265,7 +268,8 @@ static LINE_STEP: [[i8; 64]; 64] = {
             let files = (b % 8) as i8 - (a % 8) as i8;
             let ranks = (b / 8) as i8 - (a / 8) as i8;
             if a != b && (files == 0 || ranks == 0 || files.abs() == ranks.abs()) {
-                table[a][b] = 10 * ranks.signum() + files.signum();
+                let (from, to) = (Square::from_index64(a), Square::from_index64(b));
+                table[from.0 as usize][to.0 as usize] = 10 * ranks.signum() + files.signum();
             }
             b += 1;
         }
