@@ -153,6 +153,7 @@ struct KingSafety {
 }
 
 impl KingSafety {
+    #[inline(always)]
     fn of(board: &Board, us: Color) -> KingSafety {
         let them = !us;
         let squares = board.squares();
@@ -270,7 +271,17 @@ fn keeps_pin(pin_step: i8, step: i8) -> bool {
 
 /// Sends the legal moves of the kind `KIND` (see [`kind`]) to `sink`.
 pub fn generate<const KIND: u8, S: MoveSink>(board: &Board, sink: &mut S) {
-    let us = board.side_to_move();
+    // One copy per side to move, so that everything that depends on the colour (pawn
+    // direction and ranks, enemy piece codes, castling squares) is a constant in the code.
+    match board.side_to_move() {
+        Color::White => generate_for::<KIND, false, S>(board, sink),
+        Color::Black => generate_for::<KIND, true, S>(board, sink),
+    }
+}
+
+#[inline(always)]
+fn generate_for<const KIND: u8, const BLACK: bool, S: MoveSink>(board: &Board, sink: &mut S) {
+    let us = if BLACK { Color::Black } else { Color::White };
     let safety = KingSafety::of(board, us);
     // Out of check (the usual case) the generators are compiled without the evasion test.
     match safety.checkers {
@@ -363,6 +374,7 @@ fn walk<const KIND: u8, const IN_CHECK: bool, const SLIDES: bool, S: MoveSink>(
 
 /// The king's steps. Returns which of its two sideways steps (east, west) lead to an empty
 /// square it may stand on, which castling needs to know too.
+#[inline(always)]
 fn king_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, in_check: bool, sink: &mut S) -> [bool; 2] {
     let from = board.king_square(us);
     // In check, the king must not step back along the checking line, which the king itself
@@ -396,6 +408,7 @@ fn king_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, in_check: b
 /// Castling, given which of the king's sideways steps are safe (from `king_moves`): the king
 /// may not pass through or land on an attacked square, and the b-file square must be empty for
 /// the rook but may be attacked.
+#[inline(always)]
 fn castling_moves<S: MoveSink>(board: &Board, us: Color, [east_safe, west_safe]: [bool; 2], sink: &mut S) {
     let (king_side, queen_side, king) = match us {
         Color::White => (castle::WHITE_KING, castle::WHITE_QUEEN, Square::E1),
@@ -412,6 +425,7 @@ fn castling_moves<S: MoveSink>(board: &Board, us: Color, [east_safe, west_safe]:
     }
 }
 
+#[inline(always)]
 fn pawn_moves<const KIND: u8, const IN_CHECK: bool, S: MoveSink>(
     board: &Board,
     us: Color,

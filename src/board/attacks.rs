@@ -86,6 +86,7 @@ impl Board {
     /// line that really joins a slider to `sq`. Far cheaper than eight ray walks, and the move
     /// generator asks this for every king move. `squares` may differ from the board's own by
     /// pieces of the side to move (the king lifted off, a pawn moved) and by pawns removed.
+    #[inline(always)]
     pub(crate) fn attacked_on(&self, squares: &SquareMap<Piece>, sq: Square, by: Color) -> bool {
         let pawn = Piece::new(by, PieceKind::Pawn);
         let behind = -by.forward();
