@@ -439,6 +439,25 @@ fn pawn_moves<const KIND: u8, const IN_CHECK: bool, S: MoveSink>(
             pin_step => pawn_moves_from::<KIND, IN_CHECK, true, S>(board, us, from, pin_step, safety, sink),
         }
     }
+    if KIND != kind::QUIET {
+        en_passant_moves(board, us, sink);
+    }
+}
+
+/// En passant captures, found from the target square: only the two squares beside the pawn
+/// that just advanced can hold a capturer, so the pawn loop need not ask every pawn.
+#[inline(always)]
+fn en_passant_moves<S: MoveSink>(board: &Board, us: Color, sink: &mut S) {
+    let Some(to) = board.en_passant() else {
+        return;
+    };
+    let pawn = Piece::new(us, PieceKind::Pawn);
+    for side in [dir::E, dir::W] {
+        let from = to.offset(side - us.forward());
+        if board.piece_at(from) == pawn && en_passant_is_legal(board, us, from, to) {
+            sink.push(Move::new(from, to, flag::EN_PASSANT));
+        }
+    }
 }
 
 /// The moves of our pawn on `from`, whose pin line is `pin_step` if `PINNED`.
@@ -484,9 +503,6 @@ fn pawn_moves_from<const KIND: u8, const IN_CHECK: bool, const PINNED: bool, S: 
             }
         } else {
             sink.push_if(capture, Move::new(from, to, flag::CAPTURE));
-        }
-        if Some(to) == board.en_passant() && en_passant_is_legal(board, us, from, to) {
-            sink.push(Move::new(from, to, flag::EN_PASSANT));
         }
     }
 }
