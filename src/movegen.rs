@@ -283,10 +283,11 @@ pub fn generate<const KIND: u8, S: MoveSink>(board: &Board, sink: &mut S) {
 fn generate_for<const KIND: u8, const BLACK: bool, S: MoveSink>(board: &Board, sink: &mut S) {
     let us = if BLACK { Color::Black } else { Color::White };
     let safety = KingSafety::of(board, us);
-    // Out of check (the usual case) the generators are compiled without the evasion test.
-    match safety.checkers {
-        0 => non_king_moves::<KIND, false, S>(board, us, &safety, sink),
-        1 => non_king_moves::<KIND, true, S>(board, us, &safety, sink),
+    // The usual case, no check and no pin, is compiled without the evasion and pin tests.
+    match (safety.checkers, safety.pin_count) {
+        (0, 0) => non_king_moves::<KIND, false, false, S>(board, us, &safety, sink),
+        (0, _) => non_king_moves::<KIND, false, true, S>(board, us, &safety, sink),
+        (1, _) => non_king_moves::<KIND, true, true, S>(board, us, &safety, sink),
         _ => {}
     }
     let sideways_safe = king_moves::<KIND, S>(board, us, safety.checkers > 0, sink);
@@ -297,22 +298,29 @@ fn generate_for<const KIND: u8, const BLACK: bool, S: MoveSink>(board: &Board, s
 
 /// Every move but the king's, which only a double check rules out altogether.
 #[inline(always)]
-fn non_king_moves<const KIND: u8, const IN_CHECK: bool, S: MoveSink>(
+fn non_king_moves<const KIND: u8, const IN_CHECK: bool, const PINS: bool, S: MoveSink>(
     board: &Board,
     us: Color,
     safety: &KingSafety,
     sink: &mut S,
 ) {
-    pawn_moves::<KIND, IN_CHECK, S>(board, us, safety, sink);
-    piece_moves::<KIND, IN_CHECK, false, 8, S>(board, us, PieceKind::Knight, dir::KNIGHT, safety, sink);
-    piece_moves::<KIND, IN_CHECK, true, 4, S>(board, us, PieceKind::Bishop, dir::DIAGONAL, safety, sink);
-    piece_moves::<KIND, IN_CHECK, true, 4, S>(board, us, PieceKind::Rook, dir::ORTHOGONAL, safety, sink);
-    piece_moves::<KIND, IN_CHECK, true, 8, S>(board, us, PieceKind::Queen, dir::KING, safety, sink);
+    pawn_moves::<KIND, IN_CHECK, PINS, S>(board, us, safety, sink);
+    piece_moves::<KIND, IN_CHECK, PINS, false, 8, S>(board, us, PieceKind::Knight, dir::KNIGHT, safety, sink);
+    piece_moves::<KIND, IN_CHECK, PINS, true, 4, S>(board, us, PieceKind::Bishop, dir::DIAGONAL, safety, sink);
+    piece_moves::<KIND, IN_CHECK, PINS, true, 4, S>(board, us, PieceKind::Rook, dir::ORTHOGONAL, safety, sink);
+    piece_moves::<KIND, IN_CHECK, PINS, true, 8, S>(board, us, PieceKind::Queen, dir::KING, safety, sink);
 }
 
 /// Moves of every `kind` piece of ours: single steps, or slides when `SLIDES`.
 #[inline(always)]
-fn piece_moves<const KIND: u8, const IN_CHECK: bool, const SLIDES: bool, const N: usize, S: MoveSink>(
+fn piece_moves<
+    const KIND: u8,
+    const IN_CHECK: bool,
+    const PINS: bool,
+    const SLIDES: bool,
+    const N: usize,
+    S: MoveSink,
+>(
     board: &Board,
     us: Color,
     kind: PieceKind,
@@ -321,7 +329,7 @@ fn piece_moves<const KIND: u8, const IN_CHECK: bool, const SLIDES: bool, const N
     sink: &mut S,
 ) {
     for &from in board.pieces(us, kind) {
-        let pin_step = safety.pin_step(from);
+        let pin_step = if PINS { safety.pin_step(from) } else { 0 };
         if pin_step == 0 {
             for step in steps {
                 walk::<KIND, IN_CHECK, SLIDES, S>(board, us, from, step, safety, sink);
@@ -426,7 +434,7 @@ fn castling_moves<S: MoveSink>(board: &Board, us: Color, [east_safe, west_safe]:
 }
 
 #[inline(always)]
-fn pawn_moves<const KIND: u8, const IN_CHECK: bool, S: MoveSink>(
+fn pawn_moves<const KIND: u8, const IN_CHECK: bool, const PINS: bool, S: MoveSink>(
     board: &Board,
     us: Color,
     safety: &KingSafety,
@@ -434,7 +442,7 @@ fn pawn_moves<const KIND: u8, const IN_CHECK: bool, S: MoveSink>(
 ) {
     for &from in board.pieces(us, PieceKind::Pawn) {
         // Pinned pawns are rare: the usual case is compiled without the pin tests.
-        match safety.pin_step(from) {
+        match if PINS { safety.pin_step(from) } else { 0 } {
             0 => pawn_moves_from::<KIND, IN_CHECK, false, S>(board, us, from, 0, safety, sink),
             pin_step => pawn_moves_from::<KIND, IN_CHECK, true, S>(board, us, from, pin_step, safety, sink),
         }
