@@ -7,7 +7,7 @@
 //! generating moves at the last ply without making them, which this makes exact.
 
 use crate::board::{
-    Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, castle, dir, flag, is_diagonal, is_knight_jump,
+    Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, castle, dir, flag, is_knight_jump,
 };
 
 /// Which moves to generate: captures and queen promotions ("noisy", for quiescence search
@@ -187,14 +187,14 @@ impl KingSafety {
             }
         }
         for &rook in board.pieces(them, PieceKind::Rook) {
-            let step = king.line_step(rook);
-            if step != 0 && !is_diagonal(step) {
+            let step = king.orthogonal_step(rook);
+            if step != 0 {
                 safety.examine_line(squares, us, rook, step);
             }
         }
         for &bishop in board.pieces(them, PieceKind::Bishop) {
-            let step = king.line_step(bishop);
-            if is_diagonal(step) {
+            let step = king.diagonal_step(bishop);
+            if step != 0 {
                 safety.examine_line(squares, us, bishop, step);
             }
         }

@@ -110,25 +110,17 @@ impl Board {
             }
         }
         for &rook in self.pieces(by, PieceKind::Rook) {
-            let step = sq.line_step(rook);
-            if step != 0 && !is_diagonal(step) && path_is_clear(squares, sq, rook, step) {
+            let step = sq.orthogonal_step(rook);
+            if step != 0 && path_is_clear(squares, sq, rook, step) {
                 return true;
             }
         }
         for &bishop in self.pieces(by, PieceKind::Bishop) {
-            let step = sq.line_step(bishop);
-            if is_diagonal(step) && path_is_clear(squares, sq, bishop, step) {
+            let step = sq.diagonal_step(bishop);
+            if step != 0 && path_is_clear(squares, sq, bishop, step) {
                 return true;
             }
         }
         false
     }
-}
-
-/// Whether a line step (see `Square::line_step`) runs diagonally.
-#[inline]
-pub fn is_diagonal(step: i8) -> bool {
-    // Line steps are 0, ±1, ±10 (orthogonal) or ±9, ±11 (diagonal).
-    let size = step.unsigned_abs();
-    size > 1 && size & 1 == 1
 }

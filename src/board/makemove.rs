@@ -29,6 +29,7 @@ fn castling_rook(king_from: Square, mv_flag: u16) -> (Square, Square) {
 
 impl Board {
     /// Plays a legal move (one from the move generator).
+    #[inline(always)]
     pub fn make_move(&mut self, mv: Move) {
         let from = mv.from();
         let to = mv.to();
@@ -80,6 +81,7 @@ impl Board {
     }
 
     /// Takes back the last move made with `make_move`.
+    #[inline(always)]
     pub fn unmake_move(&mut self) {
         let undo = self.history.pop().expect("unmake_move without a move to take back");
         let mv = undo.mv;

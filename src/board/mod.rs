@@ -8,7 +8,7 @@ mod moves;
 mod types;
 mod zobrist;
 
-pub use attacks::{is_attacked, is_diagonal, is_knight_jump};
+pub use attacks::{is_attacked, is_knight_jump};
 pub use fen::FenError;
 pub use moves::{Move, flag};
 pub use types::{Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};

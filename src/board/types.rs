@@ -221,6 +221,18 @@ impl Square {
         LINE_STEP[self.0 as usize & 127][other.0 as usize & 127]
     }
 
+    /// `line_step` if the squares share a rank or file (a rook's line), else 0.
+    #[inline]
+    pub fn orthogonal_step(self, other: Square) -> i8 {
+        ORTHOGONAL_STEP[self.0 as usize & 127][other.0 as usize & 127]
+    }
+
+    /// `line_step` if the squares share a diagonal (a bishop's line), else 0.
+    #[inline]
+    pub fn diagonal_step(self, other: Square) -> i8 {
+        DIAGONAL_STEP[self.0 as usize & 127][other.0 as usize & 127]
+    }
+
     /// The rank as seen from `color`'s side: 0 is its back rank.
     #[inline]
     pub fn relative_rank(self, color: Color) -> u8 {
@@ -256,10 +268,11 @@ static INDEX64: [u8; 128] = {
     table
 };
 
-/// `line_step` for every pair of mailbox squares (0 for border squares). Indexed by mailbox
-/// square rather than 0..64 because the move generator asks it for every enemy slider at every
-/// node, and the conversion would cost two more lookups each time.
-static LINE_STEP: [[i8; 128]; 128] = {
+/// Line steps between every pair of mailbox squares (0 for border squares), keeping the
+/// orthogonal lines, the diagonal ones, or both. Indexed by mailbox square rather than 0..64,
+/// and split by kind of line, because the move generator asks them for every enemy slider at
+/// every node: one load answers whether a rook or bishop is aimed at a square.
+const fn line_steps(orthogonal: bool, diagonal: bool) -> [[i8; 128]; 128] {
     let mut table = [[0; 128]; 128];
     let mut a = 0;
     while a < 64 {
@@ -267,7 +280,9 @@ static LINE_STEP: [[i8; 128]; 128] = {
         while b < 64 {
             let files = (b % 8) as i8 - (a % 8) as i8;
             let ranks = (b / 8) as i8 - (a / 8) as i8;
-            if a != b && (files == 0 || ranks == 0 || files.abs() == ranks.abs()) {
+            let on_orthogonal = files == 0 || ranks == 0;
+            let on_diagonal = files.abs() == ranks.abs();
+            if a != b && ((orthogonal && on_orthogonal) || (diagonal && on_diagonal)) {
                 let (from, to) = (Square::from_index64(a), Square::from_index64(b));
                 table[from.0 as usize][to.0 as usize] = 10 * ranks.signum() + files.signum();
             }
@@ -276,7 +291,11 @@ static LINE_STEP: [[i8; 128]; 128] = {
         a += 1;
     }
     table
-};
+}
+
+static LINE_STEP: [[i8; 128]; 128] = line_steps(true, true);
+static ORTHOGONAL_STEP: [[i8; 128]; 128] = line_steps(true, false);
+static DIAGONAL_STEP: [[i8; 128]; 128] = line_steps(false, true);
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
