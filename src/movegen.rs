@@ -353,11 +353,13 @@ fn walk<const KIND: u8, const IN_CHECK: bool, const SLIDES: bool, S: MoveSink>(
     safety: &KingSafety,
     sink: &mut S,
 ) {
-    let squares = board.squares();
-    let mut to = from.offset(step);
+    // Indices in usize rather than `Square::offset` (u8, wrapping): the border keeps every
+    // index within 0..120, and usize steps need no zero-extension before each lookup.
+    let squares = &board.squares().0;
+    let mut index = (from.0 as usize).wrapping_add_signed(step as isize);
     if !SLIDES {
         // One step: empty or enemy is a move, without a branch on which.
-        let occupant = squares[to];
+        let (to, occupant) = (Square(index as u8), squares[index & 127]);
         let (quiet, capture) = (occupant.is_empty(), occupant.is_color(!us));
         let wanted = (KIND != kind::NOISY && quiet) | (KIND != kind::QUIET && capture);
         let move_flag = if capture { flag::CAPTURE } else { flag::QUIET };
@@ -365,7 +367,7 @@ fn walk<const KIND: u8, const IN_CHECK: bool, const SLIDES: bool, S: MoveSink>(
         return;
     }
     loop {
-        let occupant = squares[to];
+        let (to, occupant) = (Square(index as u8), squares[index & 127]);
         let allowed = safety.allows::<IN_CHECK>(0, step, to);
         if !occupant.is_empty() {
             if KIND != kind::QUIET {
@@ -376,7 +378,7 @@ fn walk<const KIND: u8, const IN_CHECK: bool, const SLIDES: bool, S: MoveSink>(
         if KIND != kind::NOISY {
             sink.push_if(allowed, Move::new(from, to, flag::QUIET));
         }
-        to = to.offset(step);
+        index = index.wrapping_add_signed(step as isize);
     }
 }
 
