@@ -12,7 +12,8 @@
 //! waits for its network to load), and each perft is timed from sending `go perft` to reading
 //! its `Nodes searched` line.
 //!
-//! Environment: `PERFT_BENCH_REPS` (default 5) sets the repetitions, `STOCKFISH` a binary path.
+//! Environment: `PERFT_BENCH_REPS` (default 5) sets the repetitions, `STOCKFISH` a binary path
+//! (or anything else, such as `none`, to leave Stockfish out).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -56,7 +57,7 @@ fn main() {
     let mut stockfish = find_stockfish().map(Stockfish::start);
     match &stockfish {
         Some(sf) => println!("stockfish: {}", sf.path.display()),
-        None => println!("stockfish: not found (set STOCKFISH=path to compare)"),
+        None => println!("stockfish: not found (set STOCKFISH=path to compare); our figures only"),
     }
     let startup = (0..3).map(|_| time_ours(&["startpos", "1"], 20)).min_by_key(|s| s.wall).unwrap();
     println!(
@@ -143,8 +144,9 @@ fn time_ours(args: &[&str], nodes: u64) -> Sample {
 }
 
 fn find_stockfish() -> Option<PathBuf> {
+    // STOCKFISH names the binary; set to anything that is not a file, it turns the comparison off.
     if let Some(path) = std::env::var_os("STOCKFISH") {
-        return Some(PathBuf::from(path));
+        return Some(PathBuf::from(path)).filter(|p| p.is_file());
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
