@@ -7,7 +7,7 @@
 //! generating moves at the last ply without making them, which this makes exact.
 
 use crate::board::{
-    Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, castle, dir, flag, is_attacked,
+    Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, castle, dir, flag, is_knight_jump,
 };
 
 /// Which moves to generate: captures and queen promotions ("noisy", for quiescence search
@@ -60,6 +60,16 @@ impl MoveList {
 /// ply of perft), which spares encoding and storing them.
 pub trait MoveSink {
     fn push(&mut self, mv: Move);
+
+    /// Pushes `mv` only if `wanted`. The generator calls this where the answer is a coin
+    /// toss (is the target square empty, an enemy, ours?), so sinks that can take the move
+    /// without a branch should: a mispredicted branch costs more than the work it skips.
+    #[inline(always)]
+    fn push_if(&mut self, wanted: bool, mv: Move) {
+        if wanted {
+            self.push(mv);
+        }
+    }
 }
 
 impl MoveSink for MoveList {
@@ -77,6 +87,11 @@ impl MoveSink for MoveCounter {
     #[inline]
     fn push(&mut self, _: Move) {
         self.0 += 1;
+    }
+
+    #[inline(always)]
+    fn push_if(&mut self, wanted: bool, _: Move) {
+        self.0 += usize::from(wanted);
     }
 }
 
@@ -129,8 +144,13 @@ pub fn parse_move(board: &Board, text: &str) -> Option<Move> {
 struct KingSafety {
     king: Square,
     checkers: u32,
+    /// The (last found) checking piece, and the step from our king towards it if it is a
+    /// slider (0 for a pawn or knight, which can only be captured).
+    checker: Square,
+    check_step: i8,
     /// When in check, the destinations that deal with it: the checker and any square between
-    /// it and the king.
+    /// it and the king. Filled in only when there is a check (see `note_evasion_targets`), as
+    /// most positions have none.
     evasion_targets: SquareSet,
     /// Each pinned piece with the step from our king through it to the pinner: it may move
     /// only along that line.
@@ -139,6 +159,7 @@ struct KingSafety {
 }
 
 impl KingSafety {
+    #[inline(always)]
     fn of(board: &Board, us: Color) -> KingSafety {
         let them = !us;
         let squares = board.squares();
@@ -146,29 +167,45 @@ impl KingSafety {
         let mut safety = KingSafety {
             king,
             checkers: 0,
+            checker: Square::NONE,
+            check_step: 0,
             evasion_targets: SquareSet::EMPTY,
             pins: [(Square::NONE, 0); 8],
             pin_count: 0,
         };
         let enemy_pawn = Piece::new(them, PieceKind::Pawn);
         for step in [us.forward() + dir::E, us.forward() + dir::W] {
-            safety.note_contact_check(squares[king.offset(step)] == enemy_pawn, king.offset(step));
+            if squares[king.offset(step)] == enemy_pawn {
+                safety.note_check(king.offset(step), 0);
+            }
         }
         for &knight in board.pieces(them, PieceKind::Knight) {
-            let is_check = dir::KNIGHT.contains(&(knight.0 as i8 - king.0 as i8));
-            safety.note_contact_check(is_check, knight);
-        }
-        // Only the few enemy sliders on a line through the king need a walk along that line.
-        for (kind, orthogonal, diagonal) in
-            [(PieceKind::Rook, true, false), (PieceKind::Bishop, false, true), (PieceKind::Queen, true, true)]
-        {
-            for &slider in board.pieces(them, kind) {
-                let step = king.line_step(slider);
-                let is_orthogonal = step.abs() == 1 || step.abs() == 10;
-                if step != 0 && (if is_orthogonal { orthogonal } else { diagonal }) {
-                    safety.examine_line(squares, us, slider, step);
-                }
+            if is_knight_jump(knight, king) {
+                safety.note_check(knight, 0);
             }
+        }
+        // Only the few enemy sliders on a line through the king need a walk along that line;
+        // the others cost one table lookup each.
+        for &queen in board.pieces(them, PieceKind::Queen) {
+            let step = king.line_step(queen);
+            if step != 0 {
+                safety.examine_line(squares, us, queen, step);
+            }
+        }
+        for &rook in board.pieces(them, PieceKind::Rook) {
+            let step = king.orthogonal_step(rook);
+            if step != 0 {
+                safety.examine_line(squares, us, rook, step);
+            }
+        }
+        for &bishop in board.pieces(them, PieceKind::Bishop) {
+            let step = king.diagonal_step(bishop);
+            if step != 0 {
+                safety.examine_line(squares, us, bishop, step);
+            }
+        }
+        if safety.checkers == 1 {
+            safety.note_evasion_targets();
         }
         safety
     }
@@ -188,15 +225,7 @@ impl KingSafety {
             sq = sq.offset(step);
         }
         match blocker {
-            None => {
-                self.checkers += 1;
-                let mut sq = self.king.offset(step);
-                while sq != slider {
-                    self.evasion_targets.insert(sq);
-                    sq = sq.offset(step);
-                }
-                self.evasion_targets.insert(slider);
-            }
+            None => self.note_check(slider, step),
             Some(pinned) => {
                 self.pins[self.pin_count] = (pinned, step);
                 self.pin_count += 1;
@@ -205,10 +234,22 @@ impl KingSafety {
     }
 
     #[inline]
-    fn note_contact_check(&mut self, is_check: bool, sq: Square) {
-        if is_check {
-            self.checkers += 1;
-            self.evasion_targets.insert(sq);
+    fn note_check(&mut self, checker: Square, step: i8) {
+        self.checkers += 1;
+        self.checker = checker;
+        self.check_step = step;
+    }
+
+    /// The squares that answer a single check: the checker's, and those between it and the
+    /// king when it is a slider.
+    fn note_evasion_targets(&mut self) {
+        self.evasion_targets.insert(self.checker);
+        if self.check_step != 0 {
+            let mut sq = self.king.offset(self.check_step);
+            while sq != self.checker {
+                self.evasion_targets.insert(sq);
+                sq = sq.offset(self.check_step);
+            }
         }
     }
 
@@ -218,36 +259,74 @@ impl KingSafety {
         self.pins[..self.pin_count].iter().find(|(sq, _)| *sq == from).map_or(0, |&(_, step)| step)
     }
 
-    /// May a piece with pin line `pin_step` go to `to`? A pinned piece must stay on the ray
-    /// from the king through it (which ends at the pinner, so it can never pass it), and in
-    /// check every move but the king's must capture or block the checker.
+    /// May a piece with pin line `pin_step` step by `step` to `to`? A pinned piece must keep
+    /// to the line through our king and the pinner, moving along it either way (it can never
+    /// pass the pinner, whose square ends the ray). `IN_CHECK` says whether there is a check
+    /// to deal with: then every move but the king's must capture or block the checker.
     #[inline(always)]
-    fn allows(&self, pin_step: i8, to: Square) -> bool {
-        (pin_step == 0 || self.king.line_step(to) == pin_step)
-            && (self.checkers == 0 || self.evasion_targets.contains(to))
+    fn allows<const IN_CHECK: bool>(&self, pin_step: i8, step: i8, to: Square) -> bool {
+        keeps_pin(pin_step, step) && (!IN_CHECK || self.evasion_targets.contains(to))
     }
+}
+
+/// Whether moving by `step` keeps a piece with pin line `pin_step` (0 when free) on it.
+#[inline(always)]
+fn keeps_pin(pin_step: i8, step: i8) -> bool {
+    pin_step == 0 || step == pin_step || step == -pin_step
 }
 
 /// Sends the legal moves of the kind `KIND` (see [`kind`]) to `sink`.
 pub fn generate<const KIND: u8, S: MoveSink>(board: &Board, sink: &mut S) {
-    let us = board.side_to_move();
-    let safety = KingSafety::of(board, us);
-    if safety.checkers < 2 {
-        pawn_moves::<KIND, S>(board, us, &safety, sink);
-        piece_moves::<KIND, false, 8, S>(board, us, PieceKind::Knight, dir::KNIGHT, &safety, sink);
-        piece_moves::<KIND, true, 4, S>(board, us, PieceKind::Bishop, dir::DIAGONAL, &safety, sink);
-        piece_moves::<KIND, true, 4, S>(board, us, PieceKind::Rook, dir::ORTHOGONAL, &safety, sink);
-        piece_moves::<KIND, true, 8, S>(board, us, PieceKind::Queen, dir::KING, &safety, sink);
-        if KIND != kind::NOISY && safety.checkers == 0 {
-            castling_moves(board, us, sink);
-        }
+    // One copy per side to move, so that everything that depends on the colour (pawn
+    // direction and ranks, enemy piece codes, castling squares) is a constant in the code.
+    match board.side_to_move() {
+        Color::White => generate_for::<KIND, false, S>(board, sink),
+        Color::Black => generate_for::<KIND, true, S>(board, sink),
     }
-    king_moves::<KIND, S>(board, us, safety.checkers > 0, sink);
+}
+
+#[inline(always)]
+fn generate_for<const KIND: u8, const BLACK: bool, S: MoveSink>(board: &Board, sink: &mut S) {
+    let us = if BLACK { Color::Black } else { Color::White };
+    let safety = KingSafety::of(board, us);
+    // The usual case, no check and no pin, is compiled without the evasion and pin tests.
+    match (safety.checkers, safety.pin_count) {
+        (0, 0) => non_king_moves::<KIND, false, false, S>(board, us, &safety, sink),
+        (0, _) => non_king_moves::<KIND, false, true, S>(board, us, &safety, sink),
+        (1, _) => non_king_moves::<KIND, true, true, S>(board, us, &safety, sink),
+        _ => {}
+    }
+    let sideways_safe = king_moves::<KIND, S>(board, us, safety.checkers > 0, sink);
+    if KIND != kind::NOISY && safety.checkers == 0 {
+        castling_moves(board, us, sideways_safe, sink);
+    }
+}
+
+/// Every move but the king's, which only a double check rules out altogether.
+#[inline(always)]
+fn non_king_moves<const KIND: u8, const IN_CHECK: bool, const PINS: bool, S: MoveSink>(
+    board: &Board,
+    us: Color,
+    safety: &KingSafety,
+    sink: &mut S,
+) {
+    pawn_moves::<KIND, IN_CHECK, PINS, S>(board, us, safety, sink);
+    piece_moves::<KIND, IN_CHECK, PINS, false, 8, S>(board, us, PieceKind::Knight, dir::KNIGHT, safety, sink);
+    piece_moves::<KIND, IN_CHECK, PINS, true, 4, S>(board, us, PieceKind::Bishop, dir::DIAGONAL, safety, sink);
+    piece_moves::<KIND, IN_CHECK, PINS, true, 4, S>(board, us, PieceKind::Rook, dir::ORTHOGONAL, safety, sink);
+    piece_moves::<KIND, IN_CHECK, PINS, true, 8, S>(board, us, PieceKind::Queen, dir::KING, safety, sink);
 }
 
 /// Moves of every `kind` piece of ours: single steps, or slides when `SLIDES`.
 #[inline(always)]
-fn piece_moves<const KIND: u8, const SLIDES: bool, const N: usize, S: MoveSink>(
+fn piece_moves<
+    const KIND: u8,
+    const IN_CHECK: bool,
+    const PINS: bool,
+    const SLIDES: bool,
+    const N: usize,
+    S: MoveSink,
+>(
     board: &Board,
     us: Color,
     kind: PieceKind,
@@ -255,33 +334,64 @@ fn piece_moves<const KIND: u8, const SLIDES: bool, const N: usize, S: MoveSink>(
     safety: &KingSafety,
     sink: &mut S,
 ) {
-    let squares = board.squares();
     for &from in board.pieces(us, kind) {
-        let pin_step = safety.pin_step(from);
-        for step in steps {
-            let mut to = from.offset(step);
-            loop {
-                let occupant = squares[to];
-                if occupant.is_empty() {
-                    if KIND != kind::NOISY && safety.allows(pin_step, to) {
-                        sink.push(Move::new(from, to, flag::QUIET));
-                    }
-                } else {
-                    if KIND != kind::QUIET && occupant.is_color(!us) && safety.allows(pin_step, to) {
-                        sink.push(Move::new(from, to, flag::CAPTURE));
-                    }
-                    break;
-                }
-                if !SLIDES {
-                    break;
-                }
-                to = to.offset(step);
+        let pin_step = if PINS { safety.pin_step(from) } else { 0 };
+        if pin_step == 0 {
+            for step in steps {
+                walk::<KIND, IN_CHECK, SLIDES, S>(board, us, from, step, safety, sink);
             }
+        } else if SLIDES && steps.contains(&pin_step) {
+            // A pinned slider may still move along the pin line, both ways; a pinned knight
+            // (whose jumps never follow a line) or a slider across the line may not move.
+            walk::<KIND, IN_CHECK, SLIDES, S>(board, us, from, pin_step, safety, sink);
+            walk::<KIND, IN_CHECK, SLIDES, S>(board, us, from, -pin_step, safety, sink);
         }
     }
 }
 
-fn king_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, in_check: bool, sink: &mut S) {
+/// The moves from `from` in the direction `step`: one step, or a slide when `SLIDES`.
+#[inline(always)]
+fn walk<const KIND: u8, const IN_CHECK: bool, const SLIDES: bool, S: MoveSink>(
+    board: &Board,
+    us: Color,
+    from: Square,
+    step: i8,
+    safety: &KingSafety,
+    sink: &mut S,
+) {
+    // Indices in usize rather than `Square::offset` (u8, wrapping): the border keeps every
+    // index within 0..120, and usize steps need no zero-extension before each lookup.
+    let squares = &board.squares().0;
+    let mut index = (from.0 as usize).wrapping_add_signed(step as isize);
+    if !SLIDES {
+        // One step: empty or enemy is a move, without a branch on which.
+        let (to, occupant) = (Square(index as u8), squares[index & 127]);
+        let (quiet, capture) = (occupant.is_empty(), occupant.is_color(!us));
+        let wanted = (KIND != kind::NOISY && quiet) | (KIND != kind::QUIET && capture);
+        let move_flag = if capture { flag::CAPTURE } else { flag::QUIET };
+        sink.push_if(wanted & safety.allows::<IN_CHECK>(0, step, to), Move::new(from, to, move_flag));
+        return;
+    }
+    loop {
+        let (to, occupant) = (Square(index as u8), squares[index & 127]);
+        let allowed = safety.allows::<IN_CHECK>(0, step, to);
+        if !occupant.is_empty() {
+            if KIND != kind::QUIET {
+                sink.push_if(allowed & occupant.is_color(!us), Move::new(from, to, flag::CAPTURE));
+            }
+            return;
+        }
+        if KIND != kind::NOISY {
+            sink.push_if(allowed, Move::new(from, to, flag::QUIET));
+        }
+        index = index.wrapping_add_signed(step as isize);
+    }
+}
+
+/// The king's steps. Returns which of its two sideways steps (east, west) lead to an empty
+/// square it may stand on, which castling needs to know too.
+#[inline(always)]
+fn king_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, in_check: bool, sink: &mut S) -> [bool; 2] {
     let from = board.king_square(us);
     // In check, the king must not step back along the checking line, which the king itself
     // still shadows on the real board; so destinations are tested with the king lifted off.
@@ -294,19 +404,28 @@ fn king_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, in_check: b
     } else {
         board.squares()
     };
+    let mut sideways_safe = [false; 2];
     for step in dir::KING {
         let to = from.offset(step);
         let occupant = squares[to];
         let wanted =
             if occupant.is_empty() { KIND != kind::NOISY } else { KIND != kind::QUIET && occupant.is_color(!us) };
-        if wanted && !is_attacked(squares, to, !us) {
+        if wanted && !board.attacked_on(squares, to, !us) {
             let move_flag = if occupant.is_empty() { flag::QUIET } else { flag::CAPTURE };
             sink.push(Move::new(from, to, move_flag));
+            if occupant.is_empty() && (step == dir::E || step == dir::W) {
+                sideways_safe[usize::from(step == dir::W)] = true;
+            }
         }
     }
+    sideways_safe
 }
 
-fn castling_moves<S: MoveSink>(board: &Board, us: Color, sink: &mut S) {
+/// Castling, given which of the king's sideways steps are safe (from `king_moves`): the king
+/// may not pass through or land on an attacked square, and the b-file square must be empty for
+/// the rook but may be attacked.
+#[inline(always)]
+fn castling_moves<S: MoveSink>(board: &Board, us: Color, [east_safe, west_safe]: [bool; 2], sink: &mut S) {
     let (king_side, queen_side, king) = match us {
         Color::White => (castle::WHITE_KING, castle::WHITE_QUEEN, Square::E1),
         Color::Black => (castle::BLACK_KING, castle::BLACK_QUEEN, Square::E8),
@@ -314,55 +433,92 @@ fn castling_moves<S: MoveSink>(board: &Board, us: Color, sink: &mut S) {
     let rights = board.castling_rights();
     let empty = |step: i8| board.piece_at(king.offset(step)).is_empty();
     let safe = |step: i8| !board.is_attacked_by(king.offset(step), !us);
-    // The king may not pass through or land on an attacked square; the b-file square must be
-    // empty for the rook but may be attacked.
-    if rights & king_side != 0 && empty(1) && empty(2) && safe(1) && safe(2) {
+    if rights & king_side != 0 && east_safe && empty(2) && safe(2) {
         sink.push(Move::new(king, king.offset(2), flag::KING_CASTLE));
     }
-    if rights & queen_side != 0 && empty(-1) && empty(-2) && empty(-3) && safe(-1) && safe(-2) {
+    if rights & queen_side != 0 && west_safe && empty(-2) && empty(-3) && safe(-2) {
         sink.push(Move::new(king, king.offset(-2), flag::QUEEN_CASTLE));
     }
 }
 
-fn pawn_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, safety: &KingSafety, sink: &mut S) {
+#[inline(always)]
+fn pawn_moves<const KIND: u8, const IN_CHECK: bool, const PINS: bool, S: MoveSink>(
+    board: &Board,
+    us: Color,
+    safety: &KingSafety,
+    sink: &mut S,
+) {
+    for &from in board.pieces(us, PieceKind::Pawn) {
+        // Pinned pawns are rare: the usual case is compiled without the pin tests.
+        match if PINS { safety.pin_step(from) } else { 0 } {
+            0 => pawn_moves_from::<KIND, IN_CHECK, false, S>(board, us, from, 0, safety, sink),
+            pin_step => pawn_moves_from::<KIND, IN_CHECK, true, S>(board, us, from, pin_step, safety, sink),
+        }
+    }
+    if KIND != kind::QUIET {
+        en_passant_moves(board, us, sink);
+    }
+}
+
+/// En passant captures, found from the target square: only the two squares beside the pawn
+/// that just advanced can hold a capturer, so the pawn loop need not ask every pawn.
+#[inline(always)]
+fn en_passant_moves<S: MoveSink>(board: &Board, us: Color, sink: &mut S) {
+    let Some(to) = board.en_passant() else {
+        return;
+    };
+    let pawn = Piece::new(us, PieceKind::Pawn);
+    for side in [dir::E, dir::W] {
+        let from = to.offset(side - us.forward());
+        if board.piece_at(from) == pawn && en_passant_is_legal(board, us, from, to) {
+            sink.push(Move::new(from, to, flag::EN_PASSANT));
+        }
+    }
+}
+
+/// The moves of our pawn on `from`, whose pin line is `pin_step` if `PINNED`.
+#[inline(always)]
+fn pawn_moves_from<const KIND: u8, const IN_CHECK: bool, const PINNED: bool, S: MoveSink>(
+    board: &Board,
+    us: Color,
+    from: Square,
+    pin_step: i8,
+    safety: &KingSafety,
+    sink: &mut S,
+) {
     let squares = board.squares();
     let forward = us.forward();
-    let ep = board.en_passant();
-    // Mailbox rows (square / 10) of our pawns' home rank and of the rank they promote from.
-    let (home_row, last_row) = if us == Color::White { (3, 8) } else { (8, 3) };
-    for &from in board.pieces(us, PieceKind::Pawn) {
-        let pin_step = safety.pin_step(from);
-        let promotes = from.0 / 10 == last_row;
-        let one = from.offset(forward);
-        if squares[one].is_empty() {
-            if promotes {
-                if safety.allows(pin_step, one) {
-                    push_promotions::<KIND, S>(from, one, false, sink);
-                }
-            } else if KIND != kind::NOISY {
-                if safety.allows(pin_step, one) {
-                    sink.push(Move::new(from, one, flag::QUIET));
-                }
-                let two = one.offset(forward);
-                if from.0 / 10 == home_row && squares[two].is_empty() && safety.allows(pin_step, two) {
-                    sink.push(Move::new(from, two, flag::DOUBLE_PUSH));
-                }
-            }
+    let allows = |step: i8, to: Square| safety.allows::<IN_CHECK>(if PINNED { pin_step } else { 0 }, step, to);
+    // The square seen from White's side (Black's are turned half round the board), so that
+    // one comparison tells the home rank (31..=38) and the rank before promotion (81..=88).
+    let relative = if us == Color::White { from.0 } else { 119 - from.0 };
+    let promotes = relative > 80;
+    let one = from.offset(forward);
+    let one_empty = squares[one].is_empty();
+    if promotes {
+        if one_empty && allows(forward, one) {
+            push_promotions::<KIND, S>(from, one, false, sink);
         }
-        if KIND == kind::QUIET {
-            continue;
-        }
-        for side in [dir::E, dir::W] {
-            let to = one.offset(side);
-            if squares[to].is_color(!us) && safety.allows(pin_step, to) {
-                if promotes {
-                    push_promotions::<KIND, S>(from, to, true, sink);
-                } else {
-                    sink.push(Move::new(from, to, flag::CAPTURE));
-                }
-            } else if Some(to) == ep && en_passant_is_legal(board, us, from, to) {
-                sink.push(Move::new(from, to, flag::EN_PASSANT));
+    } else if KIND != kind::NOISY {
+        sink.push_if(one_empty & allows(forward, one), Move::new(from, one, flag::QUIET));
+        // Read even when it cannot matter (any square index is inside the mailbox array),
+        // so that the double step needs no branch of its own.
+        let two = one.offset(forward);
+        let two_ok = one_empty & (relative < 40) & squares[two].is_empty();
+        sink.push_if(two_ok && allows(forward, two), Move::new(from, two, flag::DOUBLE_PUSH));
+    }
+    if KIND == kind::QUIET {
+        return;
+    }
+    for side in [dir::E, dir::W] {
+        let to = one.offset(side);
+        let capture = squares[to].is_color(!us) && allows(forward + side, to);
+        if promotes {
+            if capture {
+                push_promotions::<KIND, S>(from, to, true, sink);
             }
+        } else {
+            sink.push_if(capture, Move::new(from, to, flag::CAPTURE));
         }
     }
 }
@@ -386,7 +542,7 @@ fn en_passant_is_legal(board: &Board, us: Color, from: Square, to: Square) -> bo
     squares[to] = squares[from];
     squares[from] = Piece::EMPTY;
     squares[to.offset(-us.forward())] = Piece::EMPTY;
-    !is_attacked(&squares, board.king_square(us), !us)
+    !board.attacked_on(&squares, board.king_square(us), !us)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Perft: counting the leaves of the legal move tree, the standard test of a move generator.
 
 use crate::board::{Board, Move};
-use crate::movegen::{count_legal_moves, legal_moves};
+use crate::movegen::{MoveList, count_legal_moves, generate, kind, legal_moves};
 
 /// Leaf nodes at `depth`. The last ply is counted, not played: the generator emits only legal
 /// moves, so their number is exact.
@@ -12,7 +12,9 @@ pub fn perft(board: &mut Board, depth: u32) -> u64 {
     if depth == 1 {
         return count_legal_moves(board) as u64;
     }
-    let moves = legal_moves(board);
+    // Filled in place rather than returned by `legal_moves`, which copies the whole list.
+    let mut moves = MoveList::new();
+    generate::<{ kind::ALL }, _>(board, &mut moves);
     let mut nodes = 0;
     for mv in moves.iter() {
         board.make_move(mv);

@@ -29,6 +29,7 @@ fn castling_rook(king_from: Square, mv_flag: u16) -> (Square, Square) {
 
 impl Board {
     /// Plays a legal move (one from the move generator).
+    #[inline(always)]
     pub fn make_move(&mut self, mv: Move) {
         let from = mv.from();
         let to = mv.to();
@@ -80,6 +81,7 @@ impl Board {
     }
 
     /// Takes back the last move made with `make_move`.
+    #[inline(always)]
     pub fn unmake_move(&mut self) {
         let undo = self.history.pop().expect("unmake_move without a move to take back");
         let mv = undo.mv;
@@ -92,17 +94,17 @@ impl Board {
         }
 
         if mv.is_promotion() {
-            self.remove_piece(to);
-            self.add_piece(to, Piece::new(us, PieceKind::Pawn));
+            self.take_piece::<false>(to);
+            self.put_piece::<false>(to, Piece::new(us, PieceKind::Pawn));
         }
-        self.move_piece(to, from);
+        self.shift_piece::<false>(to, from);
         if mv.is_castle() {
             let (rook_from, rook_to) = castling_rook(from, mv.flag());
-            self.move_piece(rook_to, rook_from);
+            self.shift_piece::<false>(rook_to, rook_from);
         }
         if mv.is_capture() {
             let captured_square = if mv.is_en_passant() { to.offset(-us.forward()) } else { to };
-            self.add_piece(captured_square, undo.captured);
+            self.put_piece::<false>(captured_square, undo.captured);
         }
 
         self.castling = undo.castling;

@@ -8,7 +8,7 @@ mod moves;
 mod types;
 mod zobrist;
 
-pub use attacks::is_attacked;
+pub use attacks::is_knight_jump;
 pub use fen::FenError;
 pub use moves::{Move, flag};
 pub use types::{Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
@@ -129,7 +129,7 @@ impl Board {
     }
 
     /// Squares of every `color` `kind` piece, in no particular order.
-    #[inline]
+    #[inline(always)]
     pub fn pieces(&self, color: Color, kind: PieceKind) -> &[Square] {
         let p = Piece::new(color, kind).index();
         &self.lists[p][..self.counts[p] as usize]
@@ -147,7 +147,7 @@ impl Board {
 
     #[inline]
     pub fn is_attacked_by(&self, sq: Square, by: Color) -> bool {
-        is_attacked(&self.squares, sq, by)
+        self.attacked_on(&self.squares, sq, by)
     }
 
     #[inline]
@@ -208,16 +208,35 @@ impl Board {
     }
 
     fn add_piece(&mut self, sq: Square, piece: Piece) {
+        self.put_piece::<true>(sq, piece);
+    }
+
+    fn remove_piece(&mut self, sq: Square) {
+        self.take_piece::<true>(sq);
+    }
+
+    fn move_piece(&mut self, from: Square, to: Square) {
+        self.shift_piece::<true>(from, to);
+    }
+
+    // The three primitives below update the Zobrist key when `KEY`; unmake_move passes false,
+    // as it restores the saved key anyway.
+
+    #[inline(always)]
+    fn put_piece<const KEY: bool>(&mut self, sq: Square, piece: Piece) {
         let p = piece.index();
         let slot = self.counts[p];
         self.squares[sq] = piece;
         self.lists[p][slot as usize] = sq;
         self.list_slot[sq] = slot;
         self.counts[p] = slot + 1;
-        self.key ^= KEYS.pieces[p][sq.0 as usize];
+        if KEY {
+            self.key ^= KEYS.pieces[p][sq.0 as usize];
+        }
     }
 
-    fn remove_piece(&mut self, sq: Square) {
+    #[inline(always)]
+    fn take_piece<const KEY: bool>(&mut self, sq: Square) {
         let piece = self.squares[sq];
         let p = piece.index();
         let last = self.counts[p] - 1;
@@ -227,10 +246,13 @@ impl Board {
         self.list_slot[moved] = slot;
         self.counts[p] = last;
         self.squares[sq] = Piece::EMPTY;
-        self.key ^= KEYS.pieces[p][sq.0 as usize];
+        if KEY {
+            self.key ^= KEYS.pieces[p][sq.0 as usize];
+        }
     }
 
-    fn move_piece(&mut self, from: Square, to: Square) {
+    #[inline(always)]
+    fn shift_piece<const KEY: bool>(&mut self, from: Square, to: Square) {
         let piece = self.squares[from];
         let p = piece.index();
         let slot = self.list_slot[from];
@@ -238,7 +260,9 @@ impl Board {
         self.squares[to] = piece;
         self.lists[p][slot as usize] = to;
         self.list_slot[to] = slot;
-        self.key ^= KEYS.pieces[p][from.0 as usize] ^ KEYS.pieces[p][to.0 as usize];
+        if KEY {
+            self.key ^= KEYS.pieces[p][from.0 as usize] ^ KEYS.pieces[p][to.0 as usize];
+        }
     }
 
     /// The key computed from scratch: the incremental key must always equal it.

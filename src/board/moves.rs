@@ -37,12 +37,12 @@ impl Move {
 
     #[inline]
     pub fn from(self) -> Square {
-        Square::from_index64((self.0 & 63) as usize)
+        MAILBOX[(self.0 & 63) as usize]
     }
 
     #[inline]
     pub fn to(self) -> Square {
-        Square::from_index64((self.0 >> 6 & 63) as usize)
+        MAILBOX[(self.0 >> 6 & 63) as usize]
     }
 
     #[inline]
@@ -93,6 +93,18 @@ impl Move {
         Move(raw)
     }
 }
+
+/// The mailbox square of each 0..64 index: make and unmake decode two per move, and a lookup
+/// is cheaper than the arithmetic.
+static MAILBOX: [Square; 64] = {
+    let mut table = [Square::NONE; 64];
+    let mut i = 0;
+    while i < 64 {
+        table[i] = Square::from_index64(i);
+        i += 1;
+    }
+    table
+};
 
 /// Coordinate notation: `e2e4`, `e7e8q`, castling as the king's move (`e1g1`).
 impl fmt::Display for Move {

@@ -208,7 +208,19 @@ impl Square {
     /// when they share none (or are the same square).
     #[inline]
     pub fn line_step(self, other: Square) -> i8 {
-        LINE_STEP[self.index64()][other.index64()]
+        LINE_STEP[self.0 as usize & 127][other.0 as usize & 127]
+    }
+
+    /// `line_step` if the squares share a rank or file (a rook's line), else 0.
+    #[inline]
+    pub fn orthogonal_step(self, other: Square) -> i8 {
+        ORTHOGONAL_STEP[self.0 as usize & 127][other.0 as usize & 127]
+    }
+
+    /// `line_step` if the squares share a diagonal (a bishop's line), else 0.
+    #[inline]
+    pub fn diagonal_step(self, other: Square) -> i8 {
+        DIAGONAL_STEP[self.0 as usize & 127][other.0 as usize & 127]
     }
 
     /// The rank as seen from `color`'s side: 0 is its back rank.
@@ -242,23 +254,34 @@ static INDEX64: [u8; 128] = {
     table
 };
 
-static LINE_STEP: [[i8; 64]; 64] = {
-    let mut table = [[0; 64]; 64];
+/// Line steps between every pair of mailbox squares (0 for border squares), keeping the
+/// orthogonal lines, the diagonal ones, or both. Indexed by mailbox square rather than 0..64,
+/// and split by kind of line, because the move generator asks them for every enemy slider at
+/// every node: one load answers whether a rook or bishop is aimed at a square.
+const fn line_steps(orthogonal: bool, diagonal: bool) -> [[i8; 128]; 128] {
+    let mut table = [[0; 128]; 128];
     let mut a = 0;
     while a < 64 {
         let mut b = 0;
         while b < 64 {
             let files = (b % 8) as i8 - (a % 8) as i8;
             let ranks = (b / 8) as i8 - (a / 8) as i8;
-            if a != b && (files == 0 || ranks == 0 || files.abs() == ranks.abs()) {
-                table[a][b] = 10 * ranks.signum() + files.signum();
+            let on_orthogonal = files == 0 || ranks == 0;
+            let on_diagonal = files.abs() == ranks.abs();
+            if a != b && ((orthogonal && on_orthogonal) || (diagonal && on_diagonal)) {
+                let (from, to) = (Square::from_index64(a), Square::from_index64(b));
+                table[from.0 as usize][to.0 as usize] = 10 * ranks.signum() + files.signum();
             }
             b += 1;
         }
         a += 1;
     }
     table
-};
+}
+
+static LINE_STEP: [[i8; 128]; 128] = line_steps(true, true);
+static ORTHOGONAL_STEP: [[i8; 128]; 128] = line_steps(true, false);
+static DIAGONAL_STEP: [[i8; 128]; 128] = line_steps(false, true);
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {

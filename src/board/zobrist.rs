@@ -1,10 +1,9 @@
 //! Zobrist keys: one random 64-bit number per (piece, square), castling state, en passant file
-//! and side to move. The generator is seeded with a constant, so the keys (and with them every
-//! search that touches the transposition table) are the same on every run and machine.
+//! and side to move. They are computed at compile time from a fixed seed, so they are the same
+//! on every run and machine, and make/unmake reads a plain table (a lazily built one would
+//! check that it is initialised on every access, in the hottest code of the engine).
 
 use super::types::Piece;
-use rand::{Rng, SeedableRng, rngs::StdRng};
-use std::sync::LazyLock;
 
 pub struct Keys {
     pub pieces: [[u64; 128]; Piece::COUNT],
@@ -15,15 +14,55 @@ pub struct Keys {
 
 const SEED: u64 = 0x05E7_1E1C_4E55;
 
-pub static KEYS: LazyLock<Keys> = LazyLock::new(|| {
-    let mut rng = StdRng::seed_from_u64(SEED);
+/// SplitMix64: a small generator whose outputs are well mixed even from a simple seed.
+const fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+pub static KEYS: Keys = {
+    let mut state = SEED;
     let mut keys =
         Keys { pieces: [[0; 128]; Piece::COUNT], castling: [0; 16], en_passant_file: [0; 8], black_to_move: 0 };
-    for table in keys.pieces.iter_mut() {
-        table.iter_mut().for_each(|k| *k = rng.next_u64());
+    let mut piece = 0;
+    while piece < Piece::COUNT {
+        let mut sq = 0;
+        while sq < 128 {
+            keys.pieces[piece][sq] = next(&mut state);
+            sq += 1;
+        }
+        piece += 1;
     }
-    keys.castling.iter_mut().for_each(|k| *k = rng.next_u64());
-    keys.en_passant_file.iter_mut().for_each(|k| *k = rng.next_u64());
-    keys.black_to_move = rng.next_u64();
+    let mut i = 0;
+    while i < 16 {
+        keys.castling[i] = next(&mut state);
+        i += 1;
+    }
+    i = 0;
+    while i < 8 {
+        keys.en_passant_file[i] = next(&mut state);
+        i += 1;
+    }
+    keys.black_to_move = next(&mut state);
     keys
-});
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_distinct() {
+        let mut all: Vec<u64> = KEYS.pieces.iter().flatten().copied().collect();
+        all.extend(KEYS.castling);
+        all.extend(KEYS.en_passant_file);
+        all.push(KEYS.black_to_move);
+        let count = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), count);
+    }
+}
