@@ -50,10 +50,6 @@ impl MoveList {
     pub fn iter(&self) -> impl Iterator<Item = Move> + '_ {
         self.as_slice().iter().copied()
     }
-
-    pub fn contains(&self, mv: Move) -> bool {
-        self.as_slice().contains(&mv)
-    }
 }
 
 /// Where generated moves go: a list, or just a count when only their number matters (the last
@@ -118,7 +114,22 @@ pub fn count_legal_moves(board: &Board) -> usize {
 /// Whether `mv` is a legal move here. Moves from the transposition table need this check: a
 /// different position with the same key may have stored a move that makes no sense here.
 pub fn is_legal(board: &Board, mv: Move) -> bool {
-    legal_moves(board).contains(mv)
+    let mut finder = MoveFinder { wanted: mv, found: false };
+    generate::<{ kind::ALL }, _>(board, &mut finder);
+    finder.found
+}
+
+/// A sink that only notes whether one particular move went by.
+struct MoveFinder {
+    wanted: Move,
+    found: bool,
+}
+
+impl MoveSink for MoveFinder {
+    #[inline]
+    fn push(&mut self, mv: Move) {
+        self.found |= mv == self.wanted;
+    }
 }
 
 /// Parses a move in coordinate notation (`e2e4`, `e7e8q`, `e1g1`) and returns it only if it is
@@ -566,8 +577,8 @@ mod tests {
             generate::<{ kind::QUIET }, _>(&board, &mut quiet);
             let all = legal_moves(&board);
             assert_eq!(noisy.len() + quiet.len(), all.len());
-            assert!(noisy.iter().all(|m| m.is_noisy() && all.contains(m)));
-            assert!(quiet.iter().all(|m| !m.is_noisy() && all.contains(m)));
+            assert!(noisy.iter().all(|m| m.is_noisy() && all.as_slice().contains(&m)));
+            assert!(quiet.iter().all(|m| !m.is_noisy() && all.as_slice().contains(&m)));
         }
     }
 
