@@ -107,7 +107,7 @@ impl Searcher {
         let time = TimeManager::new(&limits, self.move_overhead);
         self.handle = Some(std::thread::spawn(move || {
             let (main_history, helper_histories) = histories.split_first_mut().expect("at least one thread");
-            let (best, ponder) = std::thread::scope(|scope| {
+            std::thread::scope(|scope| {
                 for (i, history) in helper_histories.iter_mut().enumerate() {
                     let (board, limits, tt, control) = (board.clone(), limits.clone(), &tt, &control);
                     scope.spawn(move || {
@@ -119,11 +119,12 @@ impl Searcher {
                 }
                 main_history.clear_killers();
                 let mut worker = Worker::new(0, board, &tt, &control, main_history, limits, time);
-                let result = worker.iterative_deepening(&mut reporter);
+                let (best, ponder) = worker.iterative_deepening(&mut reporter);
+                // The move goes out before the helpers are gathered in: a helper the operating
+                // system has not scheduled for a while must not hold up the clock.
                 control.stop.store(true, Ordering::SeqCst);
-                result
+                reporter(Report::BestMove { best, ponder });
             });
-            reporter(Report::BestMove { best, ponder });
             histories
         }));
     }
