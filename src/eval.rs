@@ -10,6 +10,7 @@ mod params;
 mod score;
 mod weights;
 
+pub use params::WEIGHTS;
 pub use score::S;
 pub use weights::{Accumulator, Scorer, Term, WEIGHT_COUNT};
 

@@ -10,9 +10,12 @@ mod eval;
 mod movegen;
 mod perft;
 mod search;
+#[cfg(feature = "tune")]
+mod tune;
 
 use board::Board;
 use clap::{Parser, Subcommand};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -44,6 +47,49 @@ enum Command {
         #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=64))]
         depth: i32,
     },
+    /// Play self-play games and write quiet positions labelled with the result, `FEN | 1.0`
+    /// (White won), `| 0.5` or `| 0.0`, for `tune`.
+    #[cfg(feature = "tune")]
+    Datagen {
+        #[arg(long, default_value_t = 1000)]
+        games: u64,
+        /// Nodes searched for each move.
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Games played at once, one search each.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Start positions, one FEN per line.
+        #[arg(long, value_name = "FILE", default_value = "../shared/data/openings.fen")]
+        openings: PathBuf,
+        /// Quiet positions kept per game, at most.
+        #[arg(long, default_value_t = 10)]
+        per_game: usize,
+        /// Start no new game after this many minutes.
+        #[arg(long, value_name = "MINUTES")]
+        max_minutes: Option<f64>,
+    },
+    /// Fit the evaluation weights to the results of `datagen` positions and write them as
+    /// Rust source (the Texel method).
+    #[cfg(feature = "tune")]
+    Tune {
+        #[arg(long, value_name = "FILE")]
+        data: PathBuf,
+        /// Full passes of gradient descent over the data (0: only measure the error).
+        #[arg(long, default_value_t = 2000)]
+        epochs: usize,
+        #[arg(long, value_name = "FILE", default_value = "src/eval/params.rs")]
+        out: PathBuf,
+        /// Initial step size in centipawns (it decays to a tenth).
+        #[arg(long, default_value_t = 1.0)]
+        rate: f64,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
 }
 
 /// Exit code for bad arguments, as clap uses for its own usage errors.
@@ -58,6 +104,17 @@ fn main() -> ExitCode {
         Some(Command::Bench { depth }) => {
             bench::run(depth);
             Ok(ExitCode::SUCCESS)
+        }
+        #[cfg(feature = "tune")]
+        Some(Command::Datagen { games, nodes, threads, out, seed, openings, per_game, max_minutes }) => {
+            let max_time = max_minutes.map(|m| std::time::Duration::from_secs_f64(m.max(0.0) * 60.0));
+            let options = tune::datagen::Options { games, nodes, threads, out, seed, openings, per_game, max_time };
+            tune::datagen::run(&options).map(|_| ExitCode::SUCCESS)
+        }
+        #[cfg(feature = "tune")]
+        Some(Command::Tune { data, epochs, out, rate, threads }) => {
+            let options = tune::tuner::Options { data, epochs, out, rate, threads };
+            tune::tuner::run(&options).map(|_| ExitCode::SUCCESS)
         }
         None => Ok(ExitCode::SUCCESS),
     };
