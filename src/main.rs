@@ -89,6 +89,16 @@ enum Command {
         rate: f64,
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Fraction of the positions (the file's last games) kept out of training, to
+        /// measure the fit on games it has not seen.
+        #[arg(long, default_value_t = 0.0)]
+        holdout: f64,
+        /// Penalty per squared centipawn that a weight moves from its starting value.
+        #[arg(long, default_value_t = 0.0)]
+        l2: f64,
+        /// What Adam normalises each weight's step by (see tune::tuner::Scaling).
+        #[arg(long, value_enum, default_value_t = tune::tuner::Scaling::Global)]
+        scaling: tune::tuner::Scaling,
     },
 }
 
@@ -112,8 +122,8 @@ fn main() -> ExitCode {
             tune::datagen::run(&options).map(|_| ExitCode::SUCCESS)
         }
         #[cfg(feature = "tune")]
-        Some(Command::Tune { data, epochs, out, rate, threads }) => {
-            let options = tune::tuner::Options { data, epochs, out, rate, threads };
+        Some(Command::Tune { data, epochs, out, rate, threads, holdout, l2, scaling }) => {
+            let options = tune::tuner::Options { data, epochs, out, rate, threads, holdout, l2, scaling };
             tune::tuner::run(&options).map(|_| ExitCode::SUCCESS)
         }
         None => Ok(ExitCode::SUCCESS),

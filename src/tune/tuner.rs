@@ -21,6 +21,12 @@ pub struct Options {
     /// Adam's step size in centipawns at the start; it decays to a tenth by the last epoch.
     pub rate: f64,
     pub threads: usize,
+    /// The fraction of positions, from the end of the file (whole games, as datagen writes
+    /// them), kept out of training to measure how well the fit generalises.
+    pub holdout: f64,
+    /// L2 penalty on the distance from the starting weights (see `Schedule`).
+    pub l2: f64,
+    pub scaling: Scaling,
 }
 
 /// A traced position and its game's result (White's side).
@@ -158,36 +164,99 @@ pub fn fit_k(samples: &[Sample], weights: &[[f64; 2]]) -> f64 {
     (lo + hi) / 2.0
 }
 
-/// Adam on every weight for `epochs` full passes; the step size decays geometrically from
-/// `rate` to `rate / 10`.
-pub fn train(samples: &[Sample], weights: &mut Weights, k: f64, epochs: usize, rate: f64, threads: usize) {
+/// How to train: full passes over the data, Adam's step size in centipawns (it decays
+/// geometrically to a tenth by the last epoch), and the weight of an L2 penalty on each
+/// weight's distance from where it started (per squared centipawn; 0 for none).
+#[derive(Clone, Copy, Debug)]
+pub struct Schedule {
+    pub epochs: usize,
+    pub rate: f64,
+    pub l2: f64,
+    pub scaling: Scaling,
+}
+
+/// How Adam scales each step: by each weight's own gradient history (plain Adam, every
+/// weight moves at about the same speed), by the mean over its term's weights, or by the mean
+/// over all weights (weights then move in proportion to their gradients, so rarely used ones,
+/// whose gradients are mostly noise, move slowly).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scaling {
+    Weight,
+    Term,
+    Global,
+}
+
+/// Adam on every weight. With `held_out` positions, their error is measured after every epoch
+/// and the weights of the best epoch are kept (early stopping), whose number is returned.
+pub fn train(
+    samples: &[Sample],
+    held_out: &[Sample],
+    weights: &mut Weights,
+    k: f64,
+    schedule: Schedule,
+    threads: usize,
+) -> usize {
     const BETA1: f64 = 0.9;
     const BETA2: f64 = 0.999;
     const EPSILON: f64 = 1e-12;
+    let Schedule { epochs, rate, l2, scaling } = schedule;
+    let origin = weights.clone();
     let mut m = vec![[0.0; 2]; weights.len()];
     let mut v = vec![[0.0; 2]; weights.len()];
+    let mut best = (f64::INFINITY, weights.clone(), epochs);
+    let groups: Vec<Term> = if scaling == Scaling::Global { vec![Term::Material] } else { Term::ALL.to_vec() };
+    let group_of: Vec<usize> = (0..weights.len())
+        .map(|i| match scaling {
+            Scaling::Global => 0,
+            _ => Term::ALL.iter().position(|t| (t.offset()..t.offset() + t.len()).contains(&i)).unwrap_or(0),
+        })
+        .collect();
+    let mut group_size = vec![0usize; groups.len()];
+    group_of.iter().for_each(|&g| group_size[g] += 2);
     let start = Instant::now();
     for epoch in 1..=epochs {
-        let (error, grad) = gradient(samples, weights, k, threads);
+        let (error, mut grad) = gradient(samples, weights, k, threads);
         let step = rate * 0.1f64.powf((epoch - 1) as f64 / epochs.max(2).saturating_sub(1) as f64);
         let (c1, c2) = (1.0 - BETA1.powi(epoch as i32), 1.0 - BETA2.powi(epoch as i32));
         for i in 0..weights.len() {
             for p in 0..2 {
+                grad[i][p] += 2.0 * l2 * (weights[i][p] - origin[i][p]);
+            }
+        }
+        // Adam's second moment, per weight or shared by a group of weights.
+        let mut group_square = vec![0.0; groups.len()];
+        for (i, g) in grad.iter().enumerate() {
+            group_square[group_of[i]] += (g[0] * g[0] + g[1] * g[1]) / group_size[group_of[i]] as f64;
+        }
+        for i in 0..weights.len() {
+            for p in 0..2 {
                 let g = grad[i][p];
                 m[i][p] = BETA1 * m[i][p] + (1.0 - BETA1) * g;
-                v[i][p] = BETA2 * v[i][p] + (1.0 - BETA2) * g * g;
-                if v[i][p] > 0.0 {
+                let square = if scaling == Scaling::Weight { g * g } else { group_square[group_of[i]] };
+                v[i][p] = BETA2 * v[i][p] + (1.0 - BETA2) * square;
+                if v[i][p] > 0.0 && g != 0.0 {
                     weights[i][p] -= step * (m[i][p] / c1) / ((v[i][p] / c2).sqrt() + EPSILON);
                 }
             }
         }
+        let mut line = format!("tune: epoch {epoch:>5}/{epochs}  error {error:.7}");
+        if !held_out.is_empty() {
+            let held = self::error(held_out, weights, k, threads);
+            if held < best.0 {
+                best = (held, weights.clone(), epoch);
+            }
+            line += &format!("  held-out {held:.7}");
+        }
         if epoch == 1 || epoch % 50 == 0 || epoch == epochs {
-            eprintln!(
-                "tune: epoch {epoch:>5}/{epochs}  error {error:.7}  step {step:.3}  {:.0} s",
-                start.elapsed().as_secs_f64()
-            );
+            eprintln!("{line}  step {step:.3}  {:.0} s", start.elapsed().as_secs_f64());
         }
     }
+    if held_out.is_empty() {
+        return epochs;
+    }
+    eprintln!("tune: keeping epoch {} (least held-out error, {:.7})", best.2, best.0);
+    *weights = best.1;
+    best.2
 }
 
 /// Moves the mean of each piece's square table (over the squares the piece can stand on) into
@@ -233,26 +302,42 @@ pub fn run(options: &Options) -> Result<(), String> {
         coefficients as f64 / samples.len() as f64,
         start.elapsed().as_secs_f64()
     );
+    let held = ((samples.len() as f64 * options.holdout.clamp(0.0, 0.9)) as usize).min(samples.len() - 1);
+    let (training, held_out) = samples.split_at(samples.len() - held);
     let initial = to_f64(&WEIGHTS);
-    let k = fit_k(&samples, &initial);
-    let before = error(&samples, &initial, k, threads);
+    let k = fit_k(training, &initial);
+    let before = error(training, &initial, k, threads);
     eprintln!("tune: K = {k:.6}, error before {before:.7}");
+    let held_before = (!held_out.is_empty()).then(|| error(held_out, &initial, k, threads));
+    if let Some(e) = held_before {
+        eprintln!("tune: {} positions held out, their error before {e:.7}", held_out.len());
+    }
 
     let mut weights = initial.clone();
     let tuned = if options.epochs > 0 {
-        train(&samples, &mut weights, k, options.epochs, options.rate, threads);
+        let schedule =
+            Schedule { epochs: options.epochs, rate: options.rate, l2: options.l2, scaling: options.scaling };
+        train(training, held_out, &mut weights, k, schedule, threads);
         centre_piece_square_tables(&mut weights);
         round(&weights)
     } else {
         WEIGHTS.to_vec()
     };
-    let after = error(&samples, &to_f64(&tuned), k, threads);
+    let after = error(training, &to_f64(&tuned), k, threads);
     eprintln!("tune: error after {after:.7} (rounded weights), {} epochs", options.epochs);
+    let held_after = (!held_out.is_empty()).then(|| error(held_out, &to_f64(&tuned), k, threads));
+    if let Some(e) = held_after {
+        eprintln!("tune: held-out error after {e:.7}");
+    }
     debug_assert_eq!(tuned.len(), WEIGHT_COUNT);
     std::fs::write(&options.out, params_file::render(&tuned))
         .map_err(|e| format!("cannot write {}: {e}", options.out.display()))?;
     eprintln!("tune: wrote {} in {:.0} s", options.out.display(), start.elapsed().as_secs_f64());
-    println!("positions {} K {k:.6} error_before {before:.7} error_after {after:.7}", samples.len());
+    print!("positions {} K {k:.6} error_before {before:.7} error_after {after:.7}", training.len());
+    if let (Some(b), Some(a)) = (held_before, held_after) {
+        print!(" held_out {} held_out_before {b:.7} held_out_after {a:.7}", held_out.len());
+    }
+    println!();
     Ok(())
 }
 
