@@ -80,18 +80,19 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         data: PathBuf,
         /// Full passes of gradient descent over the data (0: only measure the error).
-        #[arg(long, default_value_t = 2000)]
+        #[arg(long, default_value_t = 1000)]
         epochs: usize,
         #[arg(long, value_name = "FILE", default_value = "src/eval/params.rs")]
         out: PathBuf,
-        /// Initial step size in centipawns (it decays to a tenth).
-        #[arg(long, default_value_t = 1.0)]
+        /// Initial step size, in centipawns for a gradient of the size steps are normalised by
+        /// (it decays to a tenth).
+        #[arg(long, default_value_t = 0.2)]
         rate: f64,
         #[arg(long, default_value_t = 1)]
         threads: usize,
         /// Fraction of the positions (the file's last games) kept out of training, to
-        /// measure the fit on games it has not seen.
-        #[arg(long, default_value_t = 0.0)]
+        /// measure the fit on games it has not seen and keep the epoch that fits them best.
+        #[arg(long, default_value_t = 0.1)]
         holdout: f64,
         /// Penalty per squared centipawn that a weight moves from its starting value.
         #[arg(long, default_value_t = 0.0)]

@@ -18,7 +18,8 @@ pub struct Options {
     pub data: PathBuf,
     pub epochs: usize,
     pub out: PathBuf,
-    /// Adam's step size in centipawns at the start; it decays to a tenth by the last epoch.
+    /// Adam's step size at the start, in centipawns for a weight whose gradient is of the
+    /// normalising size (see `Scaling`); it decays to a tenth by the last epoch.
     pub rate: f64,
     pub threads: usize,
     /// The fraction of positions, from the end of the file (whole games, as datagen writes
