@@ -4,8 +4,7 @@
 //! counts. The `Tracer` accumulator records those counts (White's minus Black's) instead of
 //! adding weights, so a position traced once can be evaluated under any weights.
 
-use crate::board::Board;
-use crate::board::Color;
+use crate::board::{Board, Color};
 use crate::eval::{Accumulator, Blend, FULL_SCALE, MAX_PHASE, S, Term, WEIGHT_COUNT, evaluate_with};
 
 /// Net uses of each weight: White's count minus Black's.

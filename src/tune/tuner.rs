@@ -205,14 +205,15 @@ pub fn train(
     let mut m = vec![[0.0; 2]; weights.len()];
     let mut v = vec![[0.0; 2]; weights.len()];
     let mut best = (f64::INFINITY, weights.clone(), epochs);
-    let groups: Vec<Term> = if scaling == Scaling::Global { vec![Term::Material] } else { Term::ALL.to_vec() };
+    // The group whose mean squared gradient scales each weight's steps (unused with plain Adam).
+    let group_count = if scaling == Scaling::Global { 1 } else { Term::ALL.len() };
     let group_of: Vec<usize> = (0..weights.len())
         .map(|i| match scaling {
             Scaling::Global => 0,
             _ => Term::ALL.iter().position(|t| (t.offset()..t.offset() + t.len()).contains(&i)).unwrap_or(0),
         })
         .collect();
-    let mut group_size = vec![0usize; groups.len()];
+    let mut group_size = vec![0usize; group_count];
     group_of.iter().for_each(|&g| group_size[g] += 2);
     let start = Instant::now();
     for epoch in 1..=epochs {
@@ -225,7 +226,7 @@ pub fn train(
             }
         }
         // Adam's second moment, per weight or shared by a group of weights.
-        let mut group_square = vec![0.0; groups.len()];
+        let mut group_square = vec![0.0; group_count];
         for (i, g) in grad.iter().enumerate() {
             group_square[group_of[i]] += (g[0] * g[0] + g[1] * g[1]) / group_size[group_of[i]] as f64;
         }
