@@ -12,7 +12,7 @@ pub const DEFAULT_DEPTH: i32 = 9;
 const HASH_MB: usize = 16;
 
 /// Openings, middlegames and endgames, with castling, en passant and promotions among them.
-const POSITIONS: [&str; 32] = [
+pub const POSITIONS: [&str; 32] = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     "rnbqkb1r/pp3ppp/4pn2/2pp4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQkq - 0 5",
     "r1bqkb1r/pp1p1ppp/n6n/2p1p3/7P/N3P1P1/PPPP1P2/R1BQKBNR w KQkq - 1 5",

@@ -1,47 +1,419 @@
 //! Static evaluation: how good the position is for the side to move, in centipawns.
 //!
-//! Every term is a (middlegame, endgame) pair; the two totals are blended by the material
-//! left on the board, so a king that should hide in the middlegame walks to the centre as the
-//! pieces come off.
+//! Every term is a (middlegame, endgame) pair of weights (see `weights`); the two sums are
+//! blended by the material left on the board, so that, say, a king that should hide in the
+//! middlegame walks to the centre as the pieces come off. The terms, in the order computed:
+//! material and piece-square tables; pawn structure; piece mobility, files and outposts (which
+//! also map every square each side attacks); king safety; threats; and the tempo.
 
 mod params;
 mod score;
+mod weights;
 
+#[cfg(feature = "tune")]
+pub use params::WEIGHTS;
 pub use score::S;
+#[cfg(feature = "tune")]
+pub use weights::WEIGHT_COUNT;
+pub use weights::{Accumulator, Scorer, Term};
 
-use crate::board::{Board, Color, PieceKind, Square};
-use params::{MATERIAL, PIECE_SQUARE};
+use crate::board::{Board, Color, Piece, PieceKind, Square, SquareSet, dir};
 
 /// Game phase weight of each piece kind; 24 is the full opening complement.
-const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
-const MAX_PHASE: i32 = 24;
-
-/// The side to move's bonus for having the move.
-const TEMPO: i32 = 10;
+const PHASE_WEIGHT: [i32; 7] = [0, 0, 1, 1, 2, 4, 0];
+pub const MAX_PHASE: i32 = 24;
+/// Endgame scale factors are out of this.
+pub const FULL_SCALE: i32 = 64;
 
 pub fn evaluate(board: &Board) -> i32 {
-    let mut score = S::default();
-    let mut phase = 0;
+    let mut scorer = Scorer::default();
+    let blend = evaluate_with(board, &mut scorer);
+    blend.apply(scorer.0) * board.side_to_move().sign()
+}
+
+/// How the summed terms become one score: the game phase weighs middlegame against endgame,
+/// and the endgame part is scaled down in endings that are hard to win.
+#[derive(Clone, Copy, Debug)]
+pub struct Blend {
+    pub phase: i32,
+    pub scale: i32,
+}
+
+impl Blend {
+    /// The White-relative score.
+    pub fn apply(self, score: S) -> i32 {
+        (score.mg() * self.phase + score.eg() * (MAX_PHASE - self.phase) * self.scale / FULL_SCALE) / MAX_PHASE
+    }
+}
+
+/// Walks the position, feeding every term to `acc`, and says how to blend the result.
+pub fn evaluate_with<A: Accumulator>(board: &Board, acc: &mut A) -> Blend {
+    let mut ctx = Context::new(board);
     for color in Color::BOTH {
-        let mut side = S::default();
-        for kind in PieceKind::ALL {
-            let k = kind.index() - 1;
-            for &sq in board.pieces(color, kind) {
-                side += MATERIAL[k] + PIECE_SQUARE[k][relative_index(sq, color)];
-                phase += PHASE_WEIGHT[k];
+        material(&ctx, acc, color);
+        pawns(&ctx, acc, color);
+    }
+    for color in Color::BOTH {
+        pieces(&mut ctx, acc, color);
+    }
+    for color in Color::BOTH {
+        king_safety(&ctx, acc, color);
+        threats(&ctx, acc, color);
+        passed_pawns(&ctx, acc, color);
+    }
+    acc.add(board.side_to_move(), Term::Tempo, 0, 1);
+    Blend { phase: ctx.phase(), scale: endgame_scale(board) }
+}
+
+/// What the terms share: where the pawns are and what each side attacks.
+struct Context<'a> {
+    board: &'a Board,
+    /// Ranks holding a pawn of each colour, as a bit mask per file.
+    pawn_ranks: [[u8; 8]; 2],
+    pawn_attacks: [SquareSet; 2],
+    /// Squares attacked by each colour's pieces of each kind (pawns included).
+    attacked_by: [[SquareSet; 7]; 2],
+    attacked: [SquareSet; 2],
+    king_zone: [SquareSet; 2],
+    /// Attacks on each colour's king zone: pieces taking part, and zone squares hit per kind.
+    king_attackers: [i32; 2],
+    king_zone_hits: [[i32; 7]; 2],
+}
+
+impl<'a> Context<'a> {
+    fn new(board: &'a Board) -> Context<'a> {
+        let mut ctx = Context {
+            board,
+            pawn_ranks: [[0; 8]; 2],
+            pawn_attacks: [SquareSet::EMPTY; 2],
+            attacked_by: [[SquareSet::EMPTY; 7]; 2],
+            attacked: [SquareSet::EMPTY; 2],
+            king_zone: [SquareSet::EMPTY; 2],
+            king_attackers: [0; 2],
+            king_zone_hits: [[0; 7]; 2],
+        };
+        for color in Color::BOTH {
+            let c = color.index();
+            for &sq in board.pieces(color, PieceKind::Pawn) {
+                ctx.pawn_ranks[c][sq.file() as usize] |= 1 << sq.rank();
+                for side in [dir::E, dir::W] {
+                    ctx.pawn_attacks[c].insert(sq.offset(color.forward() + side));
+                }
+            }
+            ctx.attacked_by[c][PieceKind::Pawn.index()] = ctx.pawn_attacks[c];
+            let king = board.king_square(color);
+            let mut zone = SquareSet::EMPTY;
+            zone.insert(king);
+            for step in dir::KING {
+                zone.insert(king.offset(step));
+                ctx.attacked_by[c][PieceKind::King.index()].insert(king.offset(step));
+            }
+            for side in [dir::E, 0, dir::W] {
+                zone.insert(king.offset(2 * color.forward() + side));
+            }
+            ctx.king_zone[c] = zone;
+            ctx.attacked[c] = ctx.pawn_attacks[c] | ctx.attacked_by[c][PieceKind::King.index()];
+        }
+        ctx
+    }
+
+    fn phase(&self) -> i32 {
+        let mut phase = 0;
+        for color in Color::BOTH {
+            for kind in PieceKind::ALL {
+                phase += PHASE_WEIGHT[kind.index()] * self.board.count(color, kind) as i32;
             }
         }
-        score += side * color.sign();
+        phase.min(MAX_PHASE)
     }
-    let phase = phase.min(MAX_PHASE);
-    let blended = (score.mg() * phase + score.eg() * (MAX_PHASE - phase)) / MAX_PHASE;
-    blended * board.side_to_move().sign() + TEMPO
+
+    fn has_pawn_on(&self, color: Color, sq: Square) -> bool {
+        self.board.piece_at(sq) == Piece::new(color, PieceKind::Pawn)
+    }
+
+    /// Our pawns on the given file at ranks ahead of `rank` (from our side), if any.
+    fn pawns_ahead(&self, color: Color, of: Color, file: i32, rank: u8) -> u8 {
+        if !(0..8).contains(&file) {
+            return 0;
+        }
+        let ranks = self.pawn_ranks[of.index()][file as usize];
+        let ahead = if color == Color::White { !0u8 << rank << 1 } else { !(!0u8 << rank) };
+        ranks & ahead
+    }
 }
 
 /// The square's index in White's tables: Black's pieces read them upside down.
 #[inline]
 fn relative_index(sq: Square, color: Color) -> usize {
     if color == Color::White { sq.index64() } else { sq.index64() ^ 56 }
+}
+
+fn material<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
+    for kind in PieceKind::ALL {
+        let k = kind.index() - 1;
+        let pieces = ctx.board.pieces(color, kind);
+        acc.add(color, Term::Material, k, pieces.len() as i32);
+        for &sq in pieces {
+            acc.add(color, Term::PieceSquare, k * 64 + relative_index(sq, color), 1);
+        }
+    }
+    if ctx.board.count(color, PieceKind::Bishop) >= 2 {
+        acc.add(color, Term::BishopPair, 0, 1);
+    }
+}
+
+/// Pawn structure: weaknesses (isolated, doubled, backward) and strengths (defended pawns and
+/// pawns side by side, which can advance together).
+fn pawns<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
+    let them = !color;
+    for &sq in ctx.board.pieces(color, PieceKind::Pawn) {
+        let file = sq.file() as i32;
+        let rank = sq.relative_rank(color) as usize;
+        let own_files =
+            [file - 1, file + 1].map(|f| (0..8).contains(&f) && ctx.pawn_ranks[color.index()][f as usize] != 0);
+        let isolated = !own_files[0] && !own_files[1];
+        let behind = sq.offset(-color.forward());
+        let supported = ctx.has_pawn_on(color, behind.offset(dir::E)) || ctx.has_pawn_on(color, behind.offset(dir::W));
+        let phalanx = ctx.has_pawn_on(color, sq.offset(dir::E)) || ctx.has_pawn_on(color, sq.offset(dir::W));
+        if isolated {
+            acc.add(color, Term::IsolatedPawn, 0, 1);
+        }
+        if ctx.pawns_ahead(color, color, file, sq.rank()) != 0 {
+            acc.add(color, Term::DoubledPawn, 0, 1);
+        }
+        if supported {
+            acc.add(color, Term::SupportedPawn, rank, 1);
+        }
+        if phalanx {
+            acc.add(color, Term::PhalanxPawn, rank, 1);
+        }
+        // Backward: no pawn of ours beside or behind on the next files can ever defend it,
+        // and an enemy pawn controls the square it would advance to.
+        let defensible = [file - 1, file + 1].iter().any(|&f| {
+            (0..8).contains(&f)
+                && ctx.pawn_ranks[color.index()][f as usize] & !ctx.pawns_ahead(color, color, f, sq.rank()) != 0
+        });
+        if !isolated && !defensible && ctx.pawn_attacks[them.index()].contains(sq.offset(color.forward())) {
+            acc.add(color, Term::BackwardPawn, 0, 1);
+        }
+    }
+}
+
+/// A pawn with no enemy pawn in front of it on its own or a neighbouring file: worth more the
+/// further it has come, the freer its path, and the nearer our king and the further theirs.
+fn passed_pawns<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
+    let them = !color;
+    for &sq in ctx.board.pieces(color, PieceKind::Pawn) {
+        let file = sq.file() as i32;
+        if (file - 1..=file + 1).any(|f| ctx.pawns_ahead(color, them, f, sq.rank()) != 0) {
+            continue;
+        }
+        let rank = sq.relative_rank(color) as usize;
+        let front = sq.offset(color.forward());
+        acc.add(color, Term::PassedPawn, rank, 1);
+        if ctx.board.piece_at(front).is_empty() {
+            acc.add(color, Term::PassedPawnFree, rank, 1);
+        }
+        acc.add(color, Term::PassedPawnOwnKing, rank, distance(ctx.board.king_square(color), front));
+        acc.add(color, Term::PassedPawnEnemyKing, rank, distance(ctx.board.king_square(them), front));
+    }
+}
+
+fn distance(a: Square, b: Square) -> i32 {
+    (a.file() as i32 - b.file() as i32).abs().max((a.rank() as i32 - b.rank() as i32).abs())
+}
+
+/// Mobility, files and outposts of the pieces, recording every square they attack.
+fn pieces<A: Accumulator>(ctx: &mut Context, acc: &mut A, color: Color) {
+    let c = color.index();
+    let them = !color;
+    let squares = ctx.board.squares();
+    for (kind, steps, slides, mobility) in [
+        (PieceKind::Knight, &dir::KNIGHT[..], false, Term::KnightMobility),
+        (PieceKind::Bishop, &dir::DIAGONAL[..], true, Term::BishopMobility),
+        (PieceKind::Rook, &dir::ORTHOGONAL[..], true, Term::RookMobility),
+        (PieceKind::Queen, &dir::KING[..], true, Term::QueenMobility),
+    ] {
+        for &from in ctx.board.pieces(color, kind) {
+            let mut reach = SquareSet::EMPTY;
+            let mut safe_squares = 0;
+            for &step in steps {
+                let mut to = from.offset(step);
+                while squares[to] != Piece::OFFBOARD {
+                    reach.insert(to);
+                    let occupant = squares[to];
+                    let own_blocker = occupant == Piece::new(color, PieceKind::Pawn)
+                        || occupant == Piece::new(color, PieceKind::King);
+                    if !own_blocker && !ctx.pawn_attacks[them.index()].contains(to) {
+                        safe_squares += 1;
+                    }
+                    if !slides || !occupant.is_empty() {
+                        break;
+                    }
+                    to = to.offset(step);
+                }
+            }
+            acc.add(color, mobility, safe_squares, 1);
+            ctx.attacked_by[c][kind.index()] |= reach;
+            ctx.attacked[c] |= reach;
+            let zone_hits = (reach & ctx.king_zone[them.index()]).count() as i32;
+            if zone_hits > 0 {
+                ctx.king_attackers[them.index()] += 1;
+                ctx.king_zone_hits[them.index()][kind.index()] += zone_hits;
+            }
+            match kind {
+                PieceKind::Rook | PieceKind::Queen => {
+                    let file = from.file() as usize;
+                    let term = if kind == PieceKind::Rook { Term::RookFile } else { Term::QueenFile };
+                    if ctx.pawn_ranks[c][file] == 0 {
+                        acc.add(color, term, (ctx.pawn_ranks[them.index()][file] == 0) as usize, 1);
+                    }
+                }
+                PieceKind::Knight | PieceKind::Bishop if is_outpost(ctx, color, from) => {
+                    acc.add(color, Term::Outpost, (kind == PieceKind::Bishop) as usize, 1);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A square in the enemy half (ranks 4 to 6 from our side) defended by our pawn, which no
+/// enemy pawn can ever attack.
+fn is_outpost(ctx: &Context, color: Color, sq: Square) -> bool {
+    let rank = sq.relative_rank(color);
+    let file = sq.file() as i32;
+    (3..=5).contains(&rank)
+        && ctx.pawn_attacks[color.index()].contains(sq)
+        && [file - 1, file + 1].iter().all(|&f| ctx.pawns_ahead(color, !color, f, sq.rank()) == 0)
+}
+
+/// Danger to `color`'s king: enemy pieces hitting the squares around it (counted once at
+/// least two pieces join in, since a lone attacker rarely mates), checks the enemy could give
+/// safely, the pawns sheltering it and storming it, and files opened beside it.
+fn king_safety<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
+    let them = !color;
+    let king = ctx.board.king_square(color);
+    if ctx.king_attackers[color.index()] >= 2 {
+        for kind in [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen] {
+            let hits = ctx.king_zone_hits[color.index()][kind.index()];
+            if hits > 0 {
+                acc.add(them, Term::KingZoneAttack, kind.index() - 1, hits);
+            }
+        }
+    }
+    for kind in [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen] {
+        let checks = safe_checks(ctx, color, king, kind);
+        if checks > 0 {
+            acc.add(them, Term::SafeCheck, kind.index() - 1, checks);
+        }
+    }
+    let king_file = (king.file() as i32).clamp(1, 6);
+    for file in king_file - 1..=king_file + 1 {
+        let ours = ctx.pawns_ahead(color, color, file, king.rank());
+        let theirs = ctx.pawns_ahead(color, them, file, king.rank());
+        acc.add(color, Term::PawnShield, rank_distance(color, king, ours), 1);
+        acc.add(color, Term::PawnStorm, rank_distance(color, king, theirs), 1);
+        if ours == 0 {
+            acc.add(color, Term::KingFile, (theirs == 0) as usize, 1);
+        }
+    }
+}
+
+/// How many ranks in front of the king the nearest pawn of `ranks` stands (0: no pawn).
+fn rank_distance(color: Color, king: Square, ranks: u8) -> usize {
+    if ranks == 0 {
+        return 0;
+    }
+    let nearest = if color == Color::White { ranks.trailing_zeros() } else { 7 - ranks.leading_zeros() };
+    (nearest as i32 - king.rank() as i32).unsigned_abs().min(7) as usize
+}
+
+/// Squares from which an enemy `kind` piece could check `color`'s king, that such a piece
+/// attacks, and that we do not defend.
+fn safe_checks(ctx: &Context, color: Color, king: Square, kind: PieceKind) -> i32 {
+    let them = !color;
+    let reachable = ctx.attacked_by[them.index()][kind.index()];
+    let squares = ctx.board.squares();
+    let mut checks = 0;
+    let mut consider = |sq: Square| {
+        if reachable.contains(sq) && !ctx.attacked[color.index()].contains(sq) && !squares[sq].is_color(them) {
+            checks += 1;
+        }
+    };
+    match kind {
+        PieceKind::Knight => dir::KNIGHT.iter().for_each(|&step| consider(king.offset(step))),
+        _ => {
+            let steps: &[i8] = match kind {
+                PieceKind::Bishop => &dir::DIAGONAL,
+                PieceKind::Rook => &dir::ORTHOGONAL,
+                _ => &dir::KING,
+            };
+            for &step in steps {
+                let mut sq = king.offset(step);
+                while squares[sq] != Piece::OFFBOARD {
+                    consider(sq);
+                    if !squares[sq].is_empty() {
+                        break;
+                    }
+                    sq = sq.offset(step);
+                }
+            }
+        }
+    }
+    checks
+}
+
+/// `color`'s pieces attacked by enemy pawns, minor pieces or rooks: the enemy gains by them.
+fn threats<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
+    let them = !color;
+    let by = &ctx.attacked_by[them.index()];
+    let minors = by[PieceKind::Knight.index()] | by[PieceKind::Bishop.index()];
+    for kind in [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen] {
+        for &sq in ctx.board.pieces(color, kind) {
+            let k = kind.index() - 1;
+            if by[PieceKind::Pawn.index()].contains(sq) {
+                acc.add(them, Term::ThreatByPawn, k, 1);
+            }
+            if minors.contains(sq) {
+                acc.add(them, Term::ThreatByMinor, k, 1);
+            }
+            if by[PieceKind::Rook.index()].contains(sq) {
+                acc.add(them, Term::ThreatByRook, k, 1);
+            }
+        }
+    }
+}
+
+/// Endings the stronger side rarely wins: with no pawns and at most a minor piece more, or
+/// with bishops of opposite colours.
+fn endgame_scale(board: &Board) -> i32 {
+    const VALUE: [i32; 7] = [0, 100, 320, 330, 500, 950, 0];
+    let material = |c: Color| -> i32 {
+        [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen]
+            .iter()
+            .map(|&k| VALUE[k.index()] * board.count(c, k) as i32)
+            .sum()
+    };
+    let (white, black) = (material(Color::White), material(Color::Black));
+    let stronger = if white >= black { Color::White } else { Color::Black };
+    if board.count(stronger, PieceKind::Pawn) == 0 && (white - black).abs() <= VALUE[PieceKind::Bishop.index()] {
+        return FULL_SCALE / 8;
+    }
+    let only_bishops = |c: Color| {
+        board.count(c, PieceKind::Bishop) == 1
+            && [PieceKind::Knight, PieceKind::Rook, PieceKind::Queen].iter().all(|&k| board.count(c, k) == 0)
+    };
+    if only_bishops(Color::White) && only_bishops(Color::Black) {
+        let shade = |c: Color| {
+            let sq = board.pieces(c, PieceKind::Bishop)[0];
+            (sq.file() + sq.rank()) % 2
+        };
+        if shade(Color::White) != shade(Color::Black) {
+            return FULL_SCALE / 2;
+        }
+    }
+    FULL_SCALE
 }
 
 #[cfg(test)]
@@ -57,9 +429,13 @@ mod tests {
                 "r3k2r/pppbbppp/2n2q1P/1P2p3/3pn3/BN2PNP1/P1PPQPB1/R3K2R b KQkq - 0 1",
             ),
             ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "8/4p1p1/8/1r3P1K/kp5R/3P4/2P5/8 b - - 0 1"),
+            (
+                "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7",
+                "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 b - - 0 7",
+            ),
         ];
         for (a, b) in pairs {
-            assert_eq!(evaluate(&Board::from_fen(a).unwrap()), evaluate(&Board::from_fen(b).unwrap()));
+            assert_eq!(evaluate(&Board::from_fen(a).unwrap()), evaluate(&Board::from_fen(b).unwrap()), "{a}");
         }
     }
 
@@ -67,5 +443,15 @@ mod tests {
     fn extra_material_is_good() {
         let up_a_queen = Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
         assert!(evaluate(&up_a_queen) > 700);
+    }
+
+    #[test]
+    fn drawish_endings_are_scaled_down() {
+        let rook_vs_bishop = Board::from_fen("8/8/4k3/8/2b5/8/4K3/7R w - - 0 1").unwrap();
+        assert_eq!(endgame_scale(&rook_vs_bishop), FULL_SCALE / 8);
+        let opposite_bishops = Board::from_fen("8/5p2/4k1b1/8/8/2B1K3/5PP1/8 w - - 0 1").unwrap();
+        assert_eq!(endgame_scale(&opposite_bishops), FULL_SCALE / 2);
+        let rook_vs_knight_with_pawns = Board::from_fen("8/5p2/4k3/8/2n5/8/4KP2/7R w - - 0 1").unwrap();
+        assert_eq!(endgame_scale(&rook_vs_knight_with_pawns), FULL_SCALE);
     }
 }

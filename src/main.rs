@@ -9,6 +9,8 @@ mod movegen;
 mod perft;
 mod protocol;
 mod search;
+#[cfg(feature = "tune")]
+mod tune;
 
 use board::Board;
 use clap::{Parser, Subcommand};
@@ -61,6 +63,9 @@ enum Command {
         #[arg(long, value_name = "N", group = "limit")]
         nodes: Option<u64>,
     },
+    #[cfg(feature = "tune")]
+    #[command(flatten)]
+    Tuning(tune::Command),
 }
 
 /// Exit code for bad arguments, as clap uses for its own usage errors.
@@ -77,6 +82,8 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Search { position, depth, movetime, nodes }) => run_search(&position, depth, movetime, nodes),
+        #[cfg(feature = "tune")]
+        Some(Command::Tuning(command)) => tune::run(command).map(|_| ExitCode::SUCCESS),
         None => {
             protocol::run();
             Ok(ExitCode::SUCCESS)

@@ -6,7 +6,7 @@
 //! non-empty square, so it never needs a bounds check of its own.
 
 use std::fmt;
-use std::ops::{BitAnd, BitOrAssign, Index, IndexMut, Not};
+use std::ops::{BitAnd, BitOr, BitOrAssign, Index, IndexMut, Not};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum Color {
@@ -331,12 +331,25 @@ impl SquareSet {
     pub fn insert(&mut self, sq: Square) {
         self.0 |= 1 << (sq.0 & 127);
     }
+
+    #[inline]
+    pub fn count(self) -> u32 {
+        self.0.count_ones()
+    }
 }
 
 impl BitOrAssign for SquareSet {
     #[inline]
     fn bitor_assign(&mut self, other: SquareSet) {
         self.0 |= other.0;
+    }
+}
+
+impl BitOr for SquareSet {
+    type Output = SquareSet;
+    #[inline]
+    fn bitor(self, other: SquareSet) -> SquareSet {
+        SquareSet(self.0 | other.0)
     }
 }
 

@@ -1,0 +1,309 @@
+//! `sentinel datagen`: self-play games for the tuner.
+//!
+//! Each game starts from a position of the openings file, followed by a few random legal
+//! plies, and every move is chosen by a search limited to a fixed number of nodes. A few quiet
+//! positions of each game are written as `FEN | result`, the result (1.0, 0.5 or 0.0) from
+//! White's side. Game `i` depends only on the seed and `i`, so a run is reproducible whatever
+//! the number of threads (only the order of the games in the file changes).
+
+use crate::board::{Board, Move};
+use crate::engine::{GameResult, game_over};
+use crate::movegen::legal_moves;
+use crate::search::{Limits, Report, Score, Searcher};
+use rand::{RngExt, SeedableRng, rngs::StdRng};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+/// Random plies played after the opening position, at least and at most.
+const RANDOM_PLIES: (u32, u32) = (2, 5);
+/// Plies after the random ones that are never sampled: the game has not settled yet.
+const SKIP_PLIES: u32 = 8;
+/// A game this long (in plies after the opening) is adjudicated a draw.
+const MAX_PLIES: u32 = 300;
+/// Scores beyond this, given by both sides for `WIN_PLIES` plies in a row, end the game.
+const WIN_SCORE: i32 = 1000;
+const WIN_PLIES: u32 = 8;
+/// Hash table per worker; cleared between games.
+const HASH_MB: usize = 8;
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub games: u64,
+    pub nodes: u64,
+    pub threads: usize,
+    pub out: PathBuf,
+    pub seed: u64,
+    pub openings: PathBuf,
+    /// Positions sampled per game, at most.
+    pub per_game: usize,
+    /// Start no new game after this long.
+    pub max_time: Option<Duration>,
+}
+
+pub struct Game {
+    /// From White's side: 1.0 win, 0.5 draw, 0.0 loss.
+    pub result: f32,
+    pub plies: u32,
+    /// The sampled quiet positions, as FEN.
+    pub samples: Vec<String>,
+}
+
+#[derive(Default, Debug)]
+pub struct Summary {
+    pub games: u64,
+    pub positions: u64,
+    pub white_wins: u64,
+    pub draws: u64,
+    pub black_wins: u64,
+    pub plies: u64,
+}
+
+/// Reads one FEN per line (blank lines and `#` comments skipped).
+pub fn read_openings(path: &PathBuf) -> Result<Vec<Board>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut openings = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let board = Board::from_fen(line).map_err(|e| format!("{}:{}: {e}", path.display(), number + 1))?;
+        openings.push(board);
+    }
+    if openings.is_empty() {
+        return Err(format!("{}: no positions", path.display()));
+    }
+    Ok(openings)
+}
+
+/// Plays the games on `options.threads` workers, appending each game's positions to the
+/// output as soon as it ends, and reports progress on stderr.
+pub fn run(options: &Options) -> Result<Summary, String> {
+    let openings = read_openings(&options.openings)?;
+    let file = File::create(&options.out).map_err(|e| format!("cannot create {}: {e}", options.out.display()))?;
+    let out = Mutex::new(BufWriter::new(file));
+    let next_game = AtomicU64::new(0);
+    let summary = Mutex::new(Summary::default());
+    let start = Instant::now();
+    let last_report = Mutex::new(Instant::now());
+    let error = Mutex::new(None);
+    eprintln!(
+        "datagen: {} games, {} nodes per move, {} threads, {} openings, seed {}",
+        options.games,
+        options.nodes,
+        options.threads,
+        openings.len(),
+        options.seed
+    );
+    std::thread::scope(|scope| {
+        for _ in 0..options.threads.max(1) {
+            scope.spawn(|| {
+                let mut searcher = Searcher::new(HASH_MB);
+                loop {
+                    if options.max_time.is_some_and(|limit| start.elapsed() >= limit) {
+                        break;
+                    }
+                    let index = next_game.fetch_add(1, Ordering::Relaxed);
+                    if index >= options.games || error.lock().unwrap().is_some() {
+                        break;
+                    }
+                    searcher.clear();
+                    let game = play_game(&mut searcher, &openings, options, index);
+                    let mut text = String::new();
+                    let label = match game.result {
+                        1.0 => "1.0",
+                        0.0 => "0.0",
+                        _ => "0.5",
+                    };
+                    for fen in &game.samples {
+                        text.push_str(&format!("{fen} | {label}\n"));
+                    }
+                    {
+                        let mut out = out.lock().unwrap();
+                        if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                            *error.lock().unwrap() = Some(format!("cannot write {}: {e}", options.out.display()));
+                            break;
+                        }
+                    }
+                    let mut s = summary.lock().unwrap();
+                    s.games += 1;
+                    s.positions += game.samples.len() as u64;
+                    s.plies += game.plies as u64;
+                    match game.result {
+                        1.0 => s.white_wins += 1,
+                        0.0 => s.black_wins += 1,
+                        _ => s.draws += 1,
+                    }
+                    let mut last = last_report.lock().unwrap();
+                    if last.elapsed() >= Duration::from_secs(30) {
+                        *last = Instant::now();
+                        report_progress(&s, options.games, start.elapsed());
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().unwrap() {
+        return Err(e);
+    }
+    let summary = summary.into_inner().unwrap();
+    report_progress(&summary, options.games, start.elapsed());
+    Ok(summary)
+}
+
+fn report_progress(s: &Summary, total: u64, elapsed: Duration) {
+    let seconds = elapsed.as_secs_f64().max(1e-3);
+    let rate = s.games as f64 / seconds;
+    let eta = if rate > 0.0 { total.saturating_sub(s.games) as f64 / rate } else { 0.0 };
+    eprintln!(
+        "datagen: {}/{} games, {} positions, +{} ={} -{} (White), {:.1} plies/game, {:.0} s, {:.2} games/s, eta {:.0} s",
+        s.games,
+        total,
+        s.positions,
+        s.white_wins,
+        s.draws,
+        s.black_wins,
+        s.plies as f64 / s.games.max(1) as f64,
+        seconds,
+        rate,
+        eta
+    );
+}
+
+/// The search's choice and its score (side to move's view) within `nodes` nodes.
+fn search(searcher: &mut Searcher, board: &Board, nodes: u64) -> (Option<Move>, Option<Score>) {
+    let (sender, receiver) = mpsc::channel();
+    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+    searcher.start(board.clone(), limits, Box::new(move |report| sender.send(report).unwrap_or(())));
+    searcher.wait();
+    let (mut best, mut score) = (None, None);
+    for report in receiver.try_iter() {
+        match report {
+            Report::Info(info) => score = Some(info.score),
+            Report::BestMove { best: mv, .. } => best = mv,
+        }
+    }
+    (best, score)
+}
+
+/// Game number `index` of a run: its opening, random plies and sampling depend only on the
+/// seed and the index.
+pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options, index: u64) -> Game {
+    let mut rng = StdRng::seed_from_u64(options.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index);
+    let mut board = openings[rng.random_range(0..openings.len())].clone();
+    for _ in 0..rng.random_range(RANDOM_PLIES.0..=RANDOM_PLIES.1) {
+        let moves = legal_moves(&board);
+        if moves.is_empty() {
+            break;
+        }
+        board.make_move(moves.as_slice()[rng.random_range(0..moves.len())]);
+    }
+    // Start the game's history here, so that repetitions count from this position on.
+    board = Board::from_fen(&board.to_fen()).expect("a position we wrote is valid");
+
+    let mut candidates = Vec::new();
+    let mut streak: (i32, u32) = (0, 0); // sign of the winning side, plies in a row
+    let mut plies = 0;
+    let result = loop {
+        let us = board.side_to_move();
+        if let Some(end) = game_over(&board) {
+            break match end.result {
+                GameResult::WhiteWins => 1.0,
+                GameResult::BlackWins => 0.0,
+                GameResult::Draw => 0.5,
+            };
+        }
+        if plies >= MAX_PLIES {
+            break 0.5;
+        }
+        let (best, score) = search(searcher, &board, options.nodes);
+        let best = best.expect("a position with legal moves has a best move");
+        let white_score = match score {
+            Some(Score::Centipawns(cp)) => cp * us.sign(),
+            Some(Score::Mate(n)) => (if n > 0 { 30000 } else { -30000 }) * us.sign(),
+            None => 0,
+        };
+        let winner = if white_score > WIN_SCORE {
+            1
+        } else if white_score < -WIN_SCORE {
+            -1
+        } else {
+            0
+        };
+        streak = if winner != 0 && winner == streak.0 { (winner, streak.1 + 1) } else { (winner, 1) };
+        if streak.0 != 0 && streak.1 >= WIN_PLIES {
+            break if streak.0 > 0 { 1.0 } else { 0.0 };
+        }
+        let quiet = !board.in_check() && !best.is_noisy() && matches!(score, Some(Score::Centipawns(_)));
+        if quiet && plies >= SKIP_PLIES {
+            candidates.push(board.to_fen());
+        }
+        board.make_move(best);
+        plies += 1;
+    };
+
+    // A handful of the quiet positions, chosen at random, in game order.
+    let keep = options.per_game.min(candidates.len());
+    let mut chosen: Vec<usize> = (0..candidates.len()).collect();
+    for i in 0..keep {
+        let j = rng.random_range(i..chosen.len());
+        chosen.swap(i, j);
+    }
+    chosen.truncate(keep);
+    chosen.sort_unstable();
+    let samples = chosen.into_iter().map(|i| std::mem::take(&mut candidates[i])).collect();
+    Game { result, plies, samples }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiny_run_writes_labelled_quiet_positions() {
+        let dir = std::env::temp_dir().join(format!("sentinel-datagen-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let openings = dir.join("openings.fen");
+        std::fs::write(
+            &openings,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n\
+             r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n",
+        )
+        .unwrap();
+        let options = Options {
+            games: 3,
+            nodes: 300,
+            threads: 2,
+            out: dir.join("data.txt"),
+            seed: 5,
+            openings,
+            per_game: 6,
+            max_time: None,
+        };
+        let summary = run(&options).unwrap();
+        assert_eq!(summary.games, 3);
+        let text = std::fs::read_to_string(&options.out).unwrap();
+        assert_eq!(text.lines().count() as u64, summary.positions);
+        assert!(summary.positions > 0);
+        for line in text.lines() {
+            let (fen, result) = line.split_once(" | ").expect(line);
+            assert!(["1.0", "0.5", "0.0"].contains(&result), "{line}");
+            let board = Board::from_fen(fen).expect(line);
+            assert!(!board.in_check(), "{line}");
+            assert!(!legal_moves(&board).is_empty(), "{line}");
+        }
+
+        // The same seed gives the same games.
+        let mut searcher = Searcher::new(1);
+        let openings = read_openings(&options.openings).unwrap();
+        let a = play_game(&mut searcher, &openings, &options, 1);
+        searcher.clear();
+        let b = play_game(&mut searcher, &openings, &options, 1);
+        assert_eq!((a.result, a.plies, a.samples), (b.result, b.plies, b.samples));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
