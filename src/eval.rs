@@ -17,7 +17,7 @@ pub use score::S;
 pub use weights::WEIGHT_COUNT;
 pub use weights::{Accumulator, Scorer, Term};
 
-use crate::board::{Board, Color, Piece, PieceKind, Square, SquareSet, dir};
+use crate::board::{Board, Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
 
 /// Game phase weight of each piece kind; 24 is the full opening complement.
 const PHASE_WEIGHT: [i32; 7] = [0, 0, 1, 1, 2, 4, 0];
@@ -75,6 +75,10 @@ struct Context<'a> {
     attacked_by: [[SquareSet; 7]; 2],
     attacked: [SquareSet; 2],
     king_zone: [SquareSet; 2],
+    /// Squares where a piece of each colour counts as mobile: not blocked by its own pawns or
+    /// king, and not attacked by enemy pawns.
+    mobility_area: [SquareSet; 2],
+    occupied_by: [SquareSet; 2],
     /// Attacks on each colour's king zone: pieces taking part, and zone squares hit per kind.
     king_attackers: [i32; 2],
     king_zone_hits: [[i32; 7]; 2],
@@ -89,11 +93,18 @@ impl<'a> Context<'a> {
             attacked_by: [[SquareSet::EMPTY; 7]; 2],
             attacked: [SquareSet::EMPTY; 2],
             king_zone: [SquareSet::EMPTY; 2],
+            mobility_area: [SquareSet::EMPTY; 2],
+            occupied_by: [SquareSet::EMPTY; 2],
             king_attackers: [0; 2],
             king_zone_hits: [[0; 7]; 2],
         };
         for color in Color::BOTH {
             let c = color.index();
+            for kind in PieceKind::ALL {
+                for &sq in board.pieces(color, kind) {
+                    ctx.occupied_by[c].insert(sq);
+                }
+            }
             for &sq in board.pieces(color, PieceKind::Pawn) {
                 ctx.pawn_ranks[c][sq.file() as usize] |= 1 << sq.rank();
                 for side in [dir::E, dir::W] {
@@ -113,6 +124,12 @@ impl<'a> Context<'a> {
             }
             ctx.king_zone[c] = zone;
             ctx.attacked[c] = ctx.pawn_attacks[c] | ctx.attacked_by[c][PieceKind::King.index()];
+        }
+        for color in Color::BOTH {
+            let mut blockers = SquareSet::EMPTY;
+            board.pieces(color, PieceKind::Pawn).iter().for_each(|&sq| blockers.insert(sq));
+            blockers.insert(board.king_square(color));
+            ctx.mobility_area[color.index()] = !(blockers | ctx.pawn_attacks[(!color).index()]);
         }
         ctx
     }
@@ -235,25 +252,8 @@ fn pieces<A: Accumulator>(ctx: &mut Context, acc: &mut A, color: Color) {
         (PieceKind::Queen, &dir::KING[..], true, Term::QueenMobility),
     ] {
         for &from in ctx.board.pieces(color, kind) {
-            let mut reach = SquareSet::EMPTY;
-            let mut safe_squares = 0;
-            for &step in steps {
-                let mut to = from.offset(step);
-                while squares[to] != Piece::OFFBOARD {
-                    reach.insert(to);
-                    let occupant = squares[to];
-                    let own_blocker = occupant == Piece::new(color, PieceKind::Pawn)
-                        || occupant == Piece::new(color, PieceKind::King);
-                    if !own_blocker && !ctx.pawn_attacks[them.index()].contains(to) {
-                        safe_squares += 1;
-                    }
-                    if !slides || !occupant.is_empty() {
-                        break;
-                    }
-                    to = to.offset(step);
-                }
-            }
-            acc.add(color, mobility, safe_squares, 1);
+            let reach = attacks(squares, from, steps, slides);
+            acc.add(color, mobility, (reach & ctx.mobility_area[c]).count() as usize, 1);
             ctx.attacked_by[c][kind.index()] |= reach;
             ctx.attacked[c] |= reach;
             let zone_hits = (reach & ctx.king_zone[them.index()]).count() as i32;
@@ -276,6 +276,23 @@ fn pieces<A: Accumulator>(ctx: &mut Context, acc: &mut A, color: Color) {
             }
         }
     }
+}
+
+/// The squares a piece on `from` attacks: one step in each direction, or every square up to
+/// and including the first occupied one when it `slides`.
+fn attacks(squares: &SquareMap<Piece>, from: Square, steps: &[i8], slides: bool) -> SquareSet {
+    let mut reach = SquareSet::EMPTY;
+    for &step in steps {
+        let mut to = from.offset(step);
+        while squares[to] != Piece::OFFBOARD {
+            reach.insert(to);
+            if !slides || !squares[to].is_empty() {
+                break;
+            }
+            to = to.offset(step);
+        }
+    }
+    reach
 }
 
 /// A square in the enemy half (ranks 4 to 6 from our side) defended by our pawn, which no
@@ -302,8 +319,7 @@ fn king_safety<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
             }
         }
     }
-    for kind in [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen] {
-        let checks = safe_checks(ctx, color, king, kind);
+    for (kind, checks) in safe_checks(ctx, color, king) {
         if checks > 0 {
             acc.add(them, Term::SafeCheck, kind.index() - 1, checks);
         }
@@ -329,39 +345,22 @@ fn rank_distance(color: Color, king: Square, ranks: u8) -> usize {
     (nearest as i32 - king.rank() as i32).unsigned_abs().min(7) as usize
 }
 
-/// Squares from which an enemy `kind` piece could check `color`'s king, that such a piece
-/// attacks, and that we do not defend.
-fn safe_checks(ctx: &Context, color: Color, king: Square, kind: PieceKind) -> i32 {
+/// Checks the enemy could give safely, by checking piece kind: squares from which a piece of
+/// that kind would check our king, which such a piece attacks, and which we do not defend.
+fn safe_checks(ctx: &Context, color: Color, king: Square) -> [(PieceKind, i32); 4] {
     let them = !color;
-    let reachable = ctx.attacked_by[them.index()][kind.index()];
     let squares = ctx.board.squares();
-    let mut checks = 0;
-    let mut consider = |sq: Square| {
-        if reachable.contains(sq) && !ctx.attacked[color.index()].contains(sq) && !squares[sq].is_color(them) {
-            checks += 1;
-        }
-    };
-    match kind {
-        PieceKind::Knight => dir::KNIGHT.iter().for_each(|&step| consider(king.offset(step))),
-        _ => {
-            let steps: &[i8] = match kind {
-                PieceKind::Bishop => &dir::DIAGONAL,
-                PieceKind::Rook => &dir::ORTHOGONAL,
-                _ => &dir::KING,
-            };
-            for &step in steps {
-                let mut sq = king.offset(step);
-                while squares[sq] != Piece::OFFBOARD {
-                    consider(sq);
-                    if !squares[sq].is_empty() {
-                        break;
-                    }
-                    sq = sq.offset(step);
-                }
-            }
-        }
-    }
-    checks
+    let lines = |steps: &[i8]| attacks(squares, king, steps, true);
+    let (diagonal, orthogonal) = (lines(&dir::DIAGONAL), lines(&dir::ORTHOGONAL));
+    let safe = !ctx.attacked[color.index()] & !ctx.occupied_by[them.index()];
+    let by = &ctx.attacked_by[them.index()];
+    let count = |kind: PieceKind, from: SquareSet| (from & by[kind.index()] & safe).count() as i32;
+    [
+        (PieceKind::Knight, count(PieceKind::Knight, attacks(squares, king, &dir::KNIGHT, false))),
+        (PieceKind::Bishop, count(PieceKind::Bishop, diagonal)),
+        (PieceKind::Rook, count(PieceKind::Rook, orthogonal)),
+        (PieceKind::Queen, count(PieceKind::Queen, diagonal | orthogonal)),
+    ]
 }
 
 /// `color`'s pieces attacked by enemy pawns, minor pieces or rooks: the enemy gains by them.

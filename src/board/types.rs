@@ -315,26 +315,46 @@ impl<T> IndexMut<Square> for SquareMap<T> {
     }
 }
 
-/// A set of mailbox squares, one bit per mailbox index.
+/// A set of playing squares, one bit each (a1 is bit 0). Border squares are never members:
+/// inserting one does nothing, so attack walks may insert whatever square they step on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub struct SquareSet(u128);
+pub struct SquareSet(u64);
+
+/// The bit of each mailbox square in a `SquareSet`; zero for the border.
+static SQUARE_BIT: [u64; 128] = {
+    let mut table = [0; 128];
+    let mut i = 0;
+    while i < 64 {
+        table[Square::from_index64(i).0 as usize] = 1 << i;
+        i += 1;
+    }
+    table
+};
 
 impl SquareSet {
     pub const EMPTY: SquareSet = SquareSet(0);
 
     #[inline]
     pub fn contains(self, sq: Square) -> bool {
-        self.0 >> (sq.0 & 127) & 1 != 0
+        self.0 & SQUARE_BIT[sq.0 as usize & 127] != 0
     }
 
     #[inline]
     pub fn insert(&mut self, sq: Square) {
-        self.0 |= 1 << (sq.0 & 127);
+        self.0 |= SQUARE_BIT[sq.0 as usize & 127];
     }
 
     #[inline]
     pub fn count(self) -> u32 {
         self.0.count_ones()
+    }
+}
+
+impl Not for SquareSet {
+    type Output = SquareSet;
+    #[inline]
+    fn not(self) -> SquareSet {
+        SquareSet(!self.0)
     }
 }
 
