@@ -7,11 +7,13 @@
 //! also map every square each side attacks); king safety; threats; and the tempo.
 
 mod params;
+mod pawns;
 mod score;
 mod weights;
 
 #[cfg(feature = "tune")]
 pub use params::WEIGHTS;
+pub use pawns::PawnCache;
 pub use score::S;
 #[cfg(feature = "tune")]
 pub use weights::WEIGHT_COUNT;
@@ -25,9 +27,11 @@ pub const MAX_PHASE: i32 = 24;
 /// Endgame scale factors are out of this.
 pub const FULL_SCALE: i32 = 64;
 
-pub fn evaluate(board: &Board) -> i32 {
-    let mut scorer = Scorer::default();
-    let blend = evaluate_with(board, &mut scorer);
+/// The evaluation of the position for the side to move. `pawns` caches the pawn structure.
+pub fn evaluate(board: &Board, pawns: &mut PawnCache) -> i32 {
+    let (info, structure) = pawns.get(board);
+    let mut scorer = Scorer(structure);
+    let blend = evaluate_pieces(board, info, &mut scorer);
     blend.apply(scorer.0) * board.side_to_move().sign()
 }
 
@@ -46,12 +50,22 @@ impl Blend {
     }
 }
 
-/// Walks the position, feeding every term to `acc`, and says how to blend the result.
+/// Walks the position, feeding every term to `acc`, and says how to blend the result. (The
+/// tuner's way in: `evaluate` gets the same terms, but the pawn structure from its cache.)
+#[cfg(any(test, feature = "tune"))]
 pub fn evaluate_with<A: Accumulator>(board: &Board, acc: &mut A) -> Blend {
-    let mut ctx = Context::new(board);
+    let info = pawns::PawnInfo::of(board);
+    for color in Color::BOTH {
+        pawns::structure(board, &info, acc, color);
+    }
+    evaluate_pieces(board, info, acc)
+}
+
+/// Every term but the pawn structure.
+fn evaluate_pieces<A: Accumulator>(board: &Board, pawns: pawns::PawnInfo, acc: &mut A) -> Blend {
+    let mut ctx = Context::new(board, pawns);
     for color in Color::BOTH {
         material(&ctx, acc, color);
-        pawns(&ctx, acc, color);
     }
     for color in Color::BOTH {
         pieces(&mut ctx, acc, color);
@@ -59,7 +73,7 @@ pub fn evaluate_with<A: Accumulator>(board: &Board, acc: &mut A) -> Blend {
     for color in Color::BOTH {
         king_safety(&ctx, acc, color);
         threats(&ctx, acc, color);
-        passed_pawns(&ctx, acc, color);
+        pawns::passed(board, &ctx.pawns, acc, color);
     }
     acc.add(board.side_to_move(), Term::Tempo, 0, 1);
     Blend { phase: ctx.phase(), scale: endgame_scale(board) }
@@ -68,9 +82,7 @@ pub fn evaluate_with<A: Accumulator>(board: &Board, acc: &mut A) -> Blend {
 /// What the terms share: where the pawns are and what each side attacks.
 struct Context<'a> {
     board: &'a Board,
-    /// Ranks holding a pawn of each colour, as a bit mask per file.
-    pawn_ranks: [[u8; 8]; 2],
-    pawn_attacks: [SquareSet; 2],
+    pawns: pawns::PawnInfo,
     /// Squares attacked by each colour's pieces of each kind (pawns included).
     attacked_by: [[SquareSet; 7]; 2],
     attacked: [SquareSet; 2],
@@ -85,11 +97,10 @@ struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    fn new(board: &'a Board) -> Context<'a> {
+    fn new(board: &'a Board, pawns: pawns::PawnInfo) -> Context<'a> {
         let mut ctx = Context {
             board,
-            pawn_ranks: [[0; 8]; 2],
-            pawn_attacks: [SquareSet::EMPTY; 2],
+            pawns,
             attacked_by: [[SquareSet::EMPTY; 7]; 2],
             attacked: [SquareSet::EMPTY; 2],
             king_zone: [SquareSet::EMPTY; 2],
@@ -105,13 +116,7 @@ impl<'a> Context<'a> {
                     ctx.occupied_by[c].insert(sq);
                 }
             }
-            for &sq in board.pieces(color, PieceKind::Pawn) {
-                ctx.pawn_ranks[c][sq.file() as usize] |= 1 << sq.rank();
-                for side in [dir::E, dir::W] {
-                    ctx.pawn_attacks[c].insert(sq.offset(color.forward() + side));
-                }
-            }
-            ctx.attacked_by[c][PieceKind::Pawn.index()] = ctx.pawn_attacks[c];
+            ctx.attacked_by[c][PieceKind::Pawn.index()] = pawns.attacks[c];
             let king = board.king_square(color);
             let mut zone = SquareSet::EMPTY;
             zone.insert(king);
@@ -123,13 +128,13 @@ impl<'a> Context<'a> {
                 zone.insert(king.offset(2 * color.forward() + side));
             }
             ctx.king_zone[c] = zone;
-            ctx.attacked[c] = ctx.pawn_attacks[c] | ctx.attacked_by[c][PieceKind::King.index()];
+            ctx.attacked[c] = pawns.attacks[c] | ctx.attacked_by[c][PieceKind::King.index()];
         }
         for color in Color::BOTH {
             let mut blockers = SquareSet::EMPTY;
             board.pieces(color, PieceKind::Pawn).iter().for_each(|&sq| blockers.insert(sq));
             blockers.insert(board.king_square(color));
-            ctx.mobility_area[color.index()] = !(blockers | ctx.pawn_attacks[(!color).index()]);
+            ctx.mobility_area[color.index()] = !(blockers | pawns.attacks[(!color).index()]);
         }
         ctx
     }
@@ -142,20 +147,6 @@ impl<'a> Context<'a> {
             }
         }
         phase.min(MAX_PHASE)
-    }
-
-    fn has_pawn_on(&self, color: Color, sq: Square) -> bool {
-        self.board.piece_at(sq) == Piece::new(color, PieceKind::Pawn)
-    }
-
-    /// Our pawns on the given file at ranks ahead of `rank` (from our side), if any.
-    fn pawns_ahead(&self, color: Color, of: Color, file: i32, rank: u8) -> u8 {
-        if !(0..8).contains(&file) {
-            return 0;
-        }
-        let ranks = self.pawn_ranks[of.index()][file as usize];
-        let ahead = if color == Color::White { !0u8 << rank << 1 } else { !(!0u8 << rank) };
-        ranks & ahead
     }
 }
 
@@ -177,67 +168,6 @@ fn material<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
     if ctx.board.count(color, PieceKind::Bishop) >= 2 {
         acc.add(color, Term::BishopPair, 0, 1);
     }
-}
-
-/// Pawn structure: weaknesses (isolated, doubled, backward) and strengths (defended pawns and
-/// pawns side by side, which can advance together).
-fn pawns<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
-    let them = !color;
-    for &sq in ctx.board.pieces(color, PieceKind::Pawn) {
-        let file = sq.file() as i32;
-        let rank = sq.relative_rank(color) as usize;
-        let own_files =
-            [file - 1, file + 1].map(|f| (0..8).contains(&f) && ctx.pawn_ranks[color.index()][f as usize] != 0);
-        let isolated = !own_files[0] && !own_files[1];
-        let behind = sq.offset(-color.forward());
-        let supported = ctx.has_pawn_on(color, behind.offset(dir::E)) || ctx.has_pawn_on(color, behind.offset(dir::W));
-        let phalanx = ctx.has_pawn_on(color, sq.offset(dir::E)) || ctx.has_pawn_on(color, sq.offset(dir::W));
-        if isolated {
-            acc.add(color, Term::IsolatedPawn, 0, 1);
-        }
-        if ctx.pawns_ahead(color, color, file, sq.rank()) != 0 {
-            acc.add(color, Term::DoubledPawn, 0, 1);
-        }
-        if supported {
-            acc.add(color, Term::SupportedPawn, rank, 1);
-        }
-        if phalanx {
-            acc.add(color, Term::PhalanxPawn, rank, 1);
-        }
-        // Backward: no pawn of ours beside or behind on the next files can ever defend it,
-        // and an enemy pawn controls the square it would advance to.
-        let defensible = [file - 1, file + 1].iter().any(|&f| {
-            (0..8).contains(&f)
-                && ctx.pawn_ranks[color.index()][f as usize] & !ctx.pawns_ahead(color, color, f, sq.rank()) != 0
-        });
-        if !isolated && !defensible && ctx.pawn_attacks[them.index()].contains(sq.offset(color.forward())) {
-            acc.add(color, Term::BackwardPawn, 0, 1);
-        }
-    }
-}
-
-/// A pawn with no enemy pawn in front of it on its own or a neighbouring file: worth more the
-/// further it has come, the freer its path, and the nearer our king and the further theirs.
-fn passed_pawns<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
-    let them = !color;
-    for &sq in ctx.board.pieces(color, PieceKind::Pawn) {
-        let file = sq.file() as i32;
-        if (file - 1..=file + 1).any(|f| ctx.pawns_ahead(color, them, f, sq.rank()) != 0) {
-            continue;
-        }
-        let rank = sq.relative_rank(color) as usize;
-        let front = sq.offset(color.forward());
-        acc.add(color, Term::PassedPawn, rank, 1);
-        if ctx.board.piece_at(front).is_empty() {
-            acc.add(color, Term::PassedPawnFree, rank, 1);
-        }
-        acc.add(color, Term::PassedPawnOwnKing, rank, distance(ctx.board.king_square(color), front));
-        acc.add(color, Term::PassedPawnEnemyKing, rank, distance(ctx.board.king_square(them), front));
-    }
-}
-
-fn distance(a: Square, b: Square) -> i32 {
-    (a.file() as i32 - b.file() as i32).abs().max((a.rank() as i32 - b.rank() as i32).abs())
 }
 
 /// Mobility, files and outposts of the pieces, recording every square they attack.
@@ -265,8 +195,8 @@ fn pieces<A: Accumulator>(ctx: &mut Context, acc: &mut A, color: Color) {
                 PieceKind::Rook | PieceKind::Queen => {
                     let file = from.file() as usize;
                     let term = if kind == PieceKind::Rook { Term::RookFile } else { Term::QueenFile };
-                    if ctx.pawn_ranks[c][file] == 0 {
-                        acc.add(color, term, (ctx.pawn_ranks[them.index()][file] == 0) as usize, 1);
+                    if ctx.pawns.ranks[c][file] == 0 {
+                        acc.add(color, term, (ctx.pawns.ranks[them.index()][file] == 0) as usize, 1);
                     }
                 }
                 PieceKind::Knight | PieceKind::Bishop if is_outpost(ctx, color, from) => {
@@ -301,8 +231,8 @@ fn is_outpost(ctx: &Context, color: Color, sq: Square) -> bool {
     let rank = sq.relative_rank(color);
     let file = sq.file() as i32;
     (3..=5).contains(&rank)
-        && ctx.pawn_attacks[color.index()].contains(sq)
-        && [file - 1, file + 1].iter().all(|&f| ctx.pawns_ahead(color, !color, f, sq.rank()) == 0)
+        && ctx.pawns.attacks[color.index()].contains(sq)
+        && [file - 1, file + 1].iter().all(|&f| ctx.pawns.ahead(color, !color, f, sq.rank()) == 0)
 }
 
 /// Danger to `color`'s king: enemy pieces hitting the squares around it (counted once at
@@ -326,8 +256,8 @@ fn king_safety<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
     }
     let king_file = (king.file() as i32).clamp(1, 6);
     for file in king_file - 1..=king_file + 1 {
-        let ours = ctx.pawns_ahead(color, color, file, king.rank());
-        let theirs = ctx.pawns_ahead(color, them, file, king.rank());
+        let ours = ctx.pawns.ahead(color, color, file, king.rank());
+        let theirs = ctx.pawns.ahead(color, them, file, king.rank());
         acc.add(color, Term::PawnShield, rank_distance(color, king, ours), 1);
         acc.add(color, Term::PawnStorm, rank_distance(color, king, theirs), 1);
         if ours == 0 {
@@ -434,14 +364,34 @@ mod tests {
             ),
         ];
         for (a, b) in pairs {
-            assert_eq!(evaluate(&Board::from_fen(a).unwrap()), evaluate(&Board::from_fen(b).unwrap()), "{a}");
+            let mut pawns = PawnCache::new();
+            let (a_score, b_score) = (
+                evaluate(&Board::from_fen(a).unwrap(), &mut pawns),
+                evaluate(&Board::from_fen(b).unwrap(), &mut pawns),
+            );
+            assert_eq!(a_score, b_score, "{a}");
+        }
+    }
+
+    /// The cached pawn structure must give exactly what evaluating every term afresh gives,
+    /// whether the cache entry was just filled or found.
+    #[test]
+    fn cached_and_fresh_evaluations_agree() {
+        let mut pawns = PawnCache::new();
+        let suite = include_str!("../perft/random.epd");
+        for entry in suite.lines().filter_map(|l| crate::perft::parse_suite_line(l).unwrap()) {
+            let board = Board::from_fen(&entry.fen).unwrap();
+            let mut scorer = Scorer::default();
+            let fresh = evaluate_with(&board, &mut scorer).apply(scorer.0) * board.side_to_move().sign();
+            assert_eq!(evaluate(&board, &mut pawns), fresh, "{}", entry.fen);
+            assert_eq!(evaluate(&board, &mut pawns), fresh, "{} (cached)", entry.fen);
         }
     }
 
     #[test]
     fn extra_material_is_good() {
         let up_a_queen = Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
-        assert!(evaluate(&up_a_queen) > 700);
+        assert!(evaluate(&up_a_queen, &mut PawnCache::new()) > 700);
     }
 
     #[test]

@@ -91,7 +91,9 @@ mod tests {
     #[test]
     fn incremental_key_matches_recomputed_key() {
         fn walk(board: &mut Board, depth: u32) {
-            assert_eq!(board.key(), Board::from_fen(&board.to_fen()).unwrap().key(), "{}", board.to_fen());
+            let fresh = Board::from_fen(&board.to_fen()).unwrap();
+            assert_eq!(board.key(), fresh.key(), "{}", board.to_fen());
+            assert_eq!(board.pawn_key(), fresh.pawn_key(), "{}", board.to_fen());
             if depth == 0 {
                 return;
             }

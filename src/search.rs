@@ -17,7 +17,7 @@ pub use limits::{Bound, Clock, Info, Limits, Report, Score};
 pub use threads::{MAX_THREADS, Reporter, Searcher};
 
 use crate::board::{Board, Move};
-use crate::eval::evaluate;
+use crate::eval::{PawnCache, evaluate};
 use crate::movegen::legal_moves;
 use history::History;
 use movepicker::MovePicker;
@@ -43,6 +43,19 @@ const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 const DRAW: i32 = 0;
 /// Stands for "not evaluated" (positions in check) in the table's evaluation field.
 const NO_EVAL: i32 = -32768;
+
+/// What a search thread keeps from one search to the next: move-ordering statistics, and the
+/// pawn structure cache.
+struct ThreadState {
+    history: History,
+    pawns: PawnCache,
+}
+
+impl ThreadState {
+    fn new() -> Box<ThreadState> {
+        Box::new(ThreadState { history: History::new(), pawns: PawnCache::new() })
+    }
+}
 
 /// The principal variation below each ply, kept as a triangular table: the line at `ply` is
 /// the best move there followed by the line at `ply + 1`.
@@ -77,7 +90,7 @@ struct Worker<'a> {
     board: Board,
     tt: &'a TranspositionTable,
     control: &'a Control,
-    history: &'a mut History,
+    state: &'a mut ThreadState,
     limits: Limits,
     time: TimeManager,
     pv: Box<PvTable>,
@@ -99,7 +112,7 @@ impl<'a> Worker<'a> {
         board: Board,
         tt: &'a TranspositionTable,
         control: &'a Control,
-        history: &'a mut History,
+        state: &'a mut ThreadState,
         limits: Limits,
         time: TimeManager,
     ) -> Worker<'a> {
@@ -108,7 +121,7 @@ impl<'a> Worker<'a> {
             board,
             tt,
             control,
-            history,
+            state,
             limits,
             time,
             pv: Box::new(PvTable { moves: [[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1], len: [0; MAX_PLY + 1] }),
@@ -262,7 +275,7 @@ impl<'a> Worker<'a> {
                 return DRAW;
             }
             if ply >= MAX_PLY {
-                return evaluate(&self.board);
+                return evaluate(&self.board, &mut self.state.pawns);
             }
             // Mate distance pruning: no line from here can beat a mate already found closer
             // to the root, nor be worse than being mated here.
@@ -332,14 +345,14 @@ impl<'a> Worker<'a> {
             depth -= 1;
         }
 
-        let mut picker = MovePicker::new(&self.board, table_move, self.history, ply);
+        let mut picker = MovePicker::new(&self.board, table_move, &self.state.history, ply);
         let mut best_score = -INFINITY;
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
         let mut quiets_tried = [Move::NONE; 64];
         let mut quiet_count = 0;
         let mut legal_moves_seen = 0;
-        while let Some(mv) = picker.next(&self.board, self.history) {
+        while let Some(mv) = picker.next(&self.board, &self.state.history) {
             if root && !self.is_root_move(mv) {
                 continue;
             }
@@ -394,7 +407,7 @@ impl<'a> Worker<'a> {
                     reduction -= pv_node as i32;
                     reduction -= picker.is_refutation(mv) as i32;
                     reduction -= self.board.in_check() as i32;
-                    reduction -= self.history.score(!self.board.side_to_move(), mv) / 8192;
+                    reduction -= self.state.history.score(!self.board.side_to_move(), mv) / 8192;
                     reduction += !improving as i32;
                     reduction = reduction.clamp(0, depth - 2);
                 }
@@ -420,7 +433,7 @@ impl<'a> Worker<'a> {
                     self.pv.update(ply, mv);
                     if alpha >= beta {
                         if !mv.is_noisy() {
-                            self.history.reward_quiet(&self.board, mv, &quiets_tried[..quiet_count], depth, ply);
+                            self.state.history.reward_quiet(&self.board, mv, &quiets_tried[..quiet_count], depth, ply);
                         }
                         break;
                     }
@@ -482,7 +495,7 @@ impl<'a> Worker<'a> {
             return DRAW;
         }
         if ply >= MAX_PLY {
-            return evaluate(&self.board);
+            return evaluate(&self.board, &mut self.state.pawns);
         }
         let entry = self.tt.probe(self.board.key());
         if let Some(e) = entry {
@@ -505,13 +518,13 @@ impl<'a> Worker<'a> {
 
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
         let mut picker = if in_check {
-            MovePicker::new(&self.board, table_move, self.history, ply)
+            MovePicker::new(&self.board, table_move, &self.state.history, ply)
         } else {
             MovePicker::noisy(table_move)
         };
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
-        while let Some(mv) = picker.next(&self.board, self.history) {
+        while let Some(mv) = picker.next(&self.board, &self.state.history) {
             self.board.make_move(mv);
             let score = -self.quiescence(-beta, -alpha, ply + 1);
             self.board.unmake_move();
@@ -539,10 +552,10 @@ impl<'a> Worker<'a> {
     }
 
     /// The static evaluation, from the table when an earlier visit saved it.
-    fn static_eval(&self, entry: Option<TtEntry>) -> i32 {
+    fn static_eval(&mut self, entry: Option<TtEntry>) -> i32 {
         match entry {
             Some(e) if e.eval != NO_EVAL => e.eval,
-            _ => evaluate(&self.board),
+            _ => evaluate(&self.board, &mut self.state.pawns),
         }
     }
 

@@ -62,6 +62,7 @@ impl Board {
             return error(format!("{} is in check but it is {} to move", name(waiting), name(board.side)));
         }
         board.key = board.compute_key();
+        board.pawn_key = board.compute_pawn_key();
         Ok(board)
     }
 

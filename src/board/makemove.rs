@@ -43,6 +43,7 @@ impl Board {
             en_passant: self.en_passant,
             halfmove_clock: self.halfmove_clock,
             key: self.key,
+            pawn_key: self.pawn_key,
         });
 
         self.clear_en_passant();
@@ -111,6 +112,7 @@ impl Board {
         self.en_passant = undo.en_passant;
         self.halfmove_clock = undo.halfmove_clock;
         self.key = undo.key;
+        self.pawn_key = undo.pawn_key;
     }
 
     /// Passes the turn, for null-move pruning. The halfmove clock restarts so that no
@@ -123,6 +125,7 @@ impl Board {
             en_passant: self.en_passant,
             halfmove_clock: self.halfmove_clock,
             key: self.key,
+            pawn_key: self.pawn_key,
         });
         self.clear_en_passant();
         self.halfmove_clock = 0;

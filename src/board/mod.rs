@@ -15,6 +15,14 @@ pub use types::{Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
 
 use zobrist::KEYS;
 
+/// Masks a piece's key into the pawn key: all ones for pawns, zero for other pieces.
+static PAWNS_ONLY: [u64; Piece::COUNT] = {
+    let mut masks = [0; Piece::COUNT];
+    masks[Piece::new(Color::White, PieceKind::Pawn).index()] = u64::MAX;
+    masks[Piece::new(Color::Black, PieceKind::Pawn).index()] = u64::MAX;
+    masks
+};
+
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 /// Most pieces of one kind and colour a legal position can hold: two knights and eight
@@ -38,6 +46,7 @@ struct Undo {
     en_passant: Square,
     halfmove_clock: u16,
     key: u64,
+    pawn_key: u64,
 }
 
 #[derive(Clone)]
@@ -54,6 +63,8 @@ pub struct Board {
     halfmove_clock: u16,
     fullmove_number: u16,
     key: u64,
+    /// Zobrist key of the pawns alone, for the evaluation's pawn structure cache.
+    pawn_key: u64,
     history: Vec<Undo>,
 }
 
@@ -78,6 +89,7 @@ impl Board {
             halfmove_clock: 0,
             fullmove_number: 1,
             key: 0,
+            pawn_key: 0,
             history: Vec::with_capacity(1024),
         }
     }
@@ -115,6 +127,11 @@ impl Board {
     #[inline]
     pub fn key(&self) -> u64 {
         self.key
+    }
+
+    #[inline]
+    pub fn pawn_key(&self) -> u64 {
+        self.pawn_key
     }
 
     /// Moves made since the position was set up (the game so far plus the search's own).
@@ -232,6 +249,7 @@ impl Board {
         self.counts[p] = slot + 1;
         if KEY {
             self.key ^= KEYS.pieces[p][sq.0 as usize];
+            self.pawn_key ^= KEYS.pieces[p][sq.0 as usize] & PAWNS_ONLY[p];
         }
     }
 
@@ -248,6 +266,7 @@ impl Board {
         self.squares[sq] = Piece::EMPTY;
         if KEY {
             self.key ^= KEYS.pieces[p][sq.0 as usize];
+            self.pawn_key ^= KEYS.pieces[p][sq.0 as usize] & PAWNS_ONLY[p];
         }
     }
 
@@ -261,8 +280,18 @@ impl Board {
         self.lists[p][slot as usize] = to;
         self.list_slot[to] = slot;
         if KEY {
-            self.key ^= KEYS.pieces[p][from.0 as usize] ^ KEYS.pieces[p][to.0 as usize];
+            let change = KEYS.pieces[p][from.0 as usize] ^ KEYS.pieces[p][to.0 as usize];
+            self.key ^= change;
+            self.pawn_key ^= change & PAWNS_ONLY[p];
         }
+    }
+
+    /// The pawn key computed from scratch.
+    fn compute_pawn_key(&self) -> u64 {
+        Color::BOTH
+            .iter()
+            .flat_map(|&c| self.pieces(c, PieceKind::Pawn).iter().map(move |sq| (Piece::new(c, PieceKind::Pawn), sq)))
+            .fold(0, |key, (p, sq)| key ^ KEYS.pieces[p.index()][sq.0 as usize])
     }
 
     /// The key computed from scratch: the incremental key must always equal it.

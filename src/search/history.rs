@@ -17,12 +17,12 @@ pub struct History {
 }
 
 impl History {
-    pub fn new() -> Box<History> {
-        Box::new(History {
+    pub fn new() -> History {
+        History {
             butterfly: [[[0; 64]; 64]; 2],
             killers: [[Move::NONE; 2]; MAX_PLY + 1],
             counters: [[Move::NONE; 64]; 16],
-        })
+        }
     }
 
     #[inline]

@@ -3,7 +3,7 @@
 //! transposition table: what one thread learns there steers the others, and the main thread
 //! (which alone watches the clock and reports) finishes sooner.
 
-use super::history::History;
+use super::ThreadState;
 use super::time::TimeManager;
 use super::tt::TranspositionTable;
 use super::{Limits, Report, Worker};
@@ -21,13 +21,13 @@ pub type Reporter = Box<dyn FnMut(Report) + Send>;
 /// Runs searches on background threads; the caller stays free to read input and to stop them.
 pub struct Searcher {
     tt: Arc<TranspositionTable>,
-    /// Each thread's move-ordering statistics, kept between searches; they travel with the
-    /// search and come back when it ends.
-    histories: Vec<Box<History>>,
+    /// Each thread's learning (see `ThreadState`), kept between searches; it travels with the
+    /// search and comes back when it ends.
+    states: Vec<Box<ThreadState>>,
     threads: usize,
     control: Arc<Control>,
     move_overhead: Duration,
-    handle: Option<JoinHandle<Vec<Box<History>>>>,
+    handle: Option<JoinHandle<Vec<Box<ThreadState>>>>,
 }
 
 /// What the threads of one search share besides the table: the flags the caller sets, and
@@ -56,7 +56,7 @@ impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
             tt: Arc::new(TranspositionTable::new(hash_mb)),
-            histories: vec![History::new()],
+            states: vec![ThreadState::new()],
             threads: 1,
             control: Arc::new(Control {
                 stop: AtomicBool::new(false),
@@ -78,13 +78,13 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.wait();
         self.tt.clear();
-        self.histories = (0..self.threads).map(|_| History::new()).collect();
+        self.states = (0..self.threads).map(|_| ThreadState::new()).collect();
     }
 
     pub fn set_threads(&mut self, threads: usize) {
         self.wait();
         self.threads = threads.clamp(1, MAX_THREADS);
-        self.histories.resize_with(self.threads, History::new);
+        self.states.resize_with(self.threads, ThreadState::new);
     }
 
     pub fn set_move_overhead(&mut self, overhead: Duration) {
@@ -103,29 +103,29 @@ impl Searcher {
         self.tt.new_search();
         let tt = Arc::clone(&self.tt);
         let control = Arc::clone(&self.control);
-        let mut histories = std::mem::take(&mut self.histories);
+        let mut states = std::mem::take(&mut self.states);
         let time = TimeManager::new(&limits, self.move_overhead);
         self.handle = Some(std::thread::spawn(move || {
-            let (main_history, helper_histories) = histories.split_first_mut().expect("at least one thread");
+            let (main_state, helper_states) = states.split_first_mut().expect("at least one thread");
             std::thread::scope(|scope| {
-                for (i, history) in helper_histories.iter_mut().enumerate() {
+                for (i, state) in helper_states.iter_mut().enumerate() {
                     let (board, limits, tt, control) = (board.clone(), limits.clone(), &tt, &control);
                     scope.spawn(move || {
-                        history.clear_killers();
+                        state.history.clear_killers();
                         let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO);
-                        let mut worker = Worker::new(i + 1, board, tt, control, history, limits, time);
+                        let mut worker = Worker::new(i + 1, board, tt, control, state, limits, time);
                         worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
                     });
                 }
-                main_history.clear_killers();
-                let mut worker = Worker::new(0, board, &tt, &control, main_history, limits, time);
+                main_state.history.clear_killers();
+                let mut worker = Worker::new(0, board, &tt, &control, main_state, limits, time);
                 let (best, ponder) = worker.iterative_deepening(&mut reporter);
                 // The move goes out before the helpers are gathered in: a helper the operating
                 // system has not scheduled for a while must not hold up the clock.
                 control.stop.store(true, Ordering::SeqCst);
                 reporter(Report::BestMove { best, ponder });
             });
-            histories
+            states
         }));
     }
 
@@ -142,7 +142,7 @@ impl Searcher {
     /// Blocks until the running search (if any) has finished and reported.
     pub fn wait(&mut self) {
         if let Some(handle) = self.handle.take() {
-            self.histories = handle.join().unwrap_or_else(|_| (0..self.threads).map(|_| History::new()).collect());
+            self.states = handle.join().unwrap_or_else(|_| (0..self.threads).map(|_| ThreadState::new()).collect());
         }
     }
 }

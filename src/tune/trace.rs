@@ -98,7 +98,7 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::{WEIGHTS, evaluate};
+    use crate::eval::{PawnCache, WEIGHTS, evaluate};
     use crate::movegen::legal_moves;
     use rand::{RngExt, SeedableRng, rngs::StdRng};
 
@@ -127,10 +127,11 @@ mod tests {
     fn trace_reproduces_the_evaluation() {
         let boards = positions();
         assert!(boards.len() > 1000);
+        let mut pawns = PawnCache::new();
         for board in &boards {
             let trace = Trace::new(board);
             let from_trace = trace.evaluate(&WEIGHTS) * board.side_to_move().sign();
-            assert_eq!(from_trace, evaluate(board), "{}", board.to_fen());
+            assert_eq!(from_trace, evaluate(board, &mut pawns), "{}", board.to_fen());
             let exact = trace.evaluate_f64(&WEIGHTS.map(|w| [w.mg() as f64, w.eg() as f64]));
             assert!((exact - trace.evaluate(&WEIGHTS) as f64).abs() < 1.0, "{}", board.to_fen());
         }
