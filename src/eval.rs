@@ -118,12 +118,9 @@ impl<'a> Context<'a> {
             }
             ctx.attacked_by[c][PieceKind::Pawn.index()] = pawns.attacks[c];
             let king = board.king_square(color);
-            let mut zone = SquareSet::EMPTY;
+            ctx.attacked_by[c][PieceKind::King.index()] = SquareSet::king_attacks(king);
+            let mut zone = SquareSet::king_attacks(king);
             zone.insert(king);
-            for step in dir::KING {
-                zone.insert(king.offset(step));
-                ctx.attacked_by[c][PieceKind::King.index()].insert(king.offset(step));
-            }
             for side in [dir::E, 0, dir::W] {
                 zone.insert(king.offset(2 * color.forward() + side));
             }
@@ -182,7 +179,7 @@ fn pieces<A: Accumulator>(ctx: &mut Context, acc: &mut A, color: Color) {
         (PieceKind::Queen, &dir::KING[..], true, Term::QueenMobility),
     ] {
         for &from in ctx.board.pieces(color, kind) {
-            let reach = attacks(squares, from, steps, slides);
+            let reach = if slides { attacks(squares, from, steps) } else { SquareSet::knight_attacks(from) };
             acc.add(color, mobility, (reach & ctx.mobility_area[c]).count() as usize, 1);
             ctx.attacked_by[c][kind.index()] |= reach;
             ctx.attacked[c] |= reach;
@@ -208,15 +205,15 @@ fn pieces<A: Accumulator>(ctx: &mut Context, acc: &mut A, color: Color) {
     }
 }
 
-/// The squares a piece on `from` attacks: one step in each direction, or every square up to
-/// and including the first occupied one when it `slides`.
-fn attacks(squares: &SquareMap<Piece>, from: Square, steps: &[i8], slides: bool) -> SquareSet {
+/// The squares a slider on `from` attacks: along each direction, every square up to and
+/// including the first occupied one.
+fn attacks(squares: &SquareMap<Piece>, from: Square, steps: &[i8]) -> SquareSet {
     let mut reach = SquareSet::EMPTY;
     for &step in steps {
         let mut to = from.offset(step);
         while squares[to] != Piece::OFFBOARD {
             reach.insert(to);
-            if !slides || !squares[to].is_empty() {
+            if !squares[to].is_empty() {
                 break;
             }
             to = to.offset(step);
@@ -280,13 +277,13 @@ fn rank_distance(color: Color, king: Square, ranks: u8) -> usize {
 fn safe_checks(ctx: &Context, color: Color, king: Square) -> [(PieceKind, i32); 4] {
     let them = !color;
     let squares = ctx.board.squares();
-    let lines = |steps: &[i8]| attacks(squares, king, steps, true);
+    let lines = |steps: &[i8]| attacks(squares, king, steps);
     let (diagonal, orthogonal) = (lines(&dir::DIAGONAL), lines(&dir::ORTHOGONAL));
     let safe = !ctx.attacked[color.index()] & !ctx.occupied_by[them.index()];
     let by = &ctx.attacked_by[them.index()];
     let count = |kind: PieceKind, from: SquareSet| (from & by[kind.index()] & safe).count() as i32;
     [
-        (PieceKind::Knight, count(PieceKind::Knight, attacks(squares, king, &dir::KNIGHT, false))),
+        (PieceKind::Knight, count(PieceKind::Knight, SquareSet::knight_attacks(king))),
         (PieceKind::Bishop, count(PieceKind::Bishop, diagonal)),
         (PieceKind::Rook, count(PieceKind::Rook, orthogonal)),
         (PieceKind::Queen, count(PieceKind::Queen, diagonal | orthogonal)),

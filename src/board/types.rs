@@ -331,8 +331,42 @@ static SQUARE_BIT: [u64; 128] = {
     table
 };
 
+/// The squares a piece stepping by `steps` reaches from each square, by 8x8 index.
+const fn step_targets(steps: [i8; 8]) -> [SquareSet; 64] {
+    let mut table = [SquareSet(0); 64];
+    let mut i = 0;
+    while i < 64 {
+        let from = Square::from_index64(i).0 as i32;
+        let mut s = 0;
+        while s < 8 {
+            let to = from + steps[s] as i32;
+            if to >= 21 && to <= 98 && to % 10 >= 1 && to % 10 <= 8 {
+                table[i].0 |= 1 << ((to / 10 - 2) * 8 + to % 10 - 1);
+            }
+            s += 1;
+        }
+        i += 1;
+    }
+    table
+}
+
+static KNIGHT_TARGETS: [SquareSet; 64] = step_targets(dir::KNIGHT);
+static KING_TARGETS: [SquareSet; 64] = step_targets(dir::KING);
+
 impl SquareSet {
     pub const EMPTY: SquareSet = SquareSet(0);
+
+    /// The squares a knight on `sq` attacks.
+    #[inline]
+    pub fn knight_attacks(sq: Square) -> SquareSet {
+        KNIGHT_TARGETS[sq.index64()]
+    }
+
+    /// The squares a king on `sq` attacks.
+    #[inline]
+    pub fn king_attacks(sq: Square) -> SquareSet {
+        KING_TARGETS[sq.index64()]
+    }
 
     #[inline]
     pub fn contains(self, sq: Square) -> bool {
@@ -402,6 +436,21 @@ mod tests {
 
     fn is_on_board(sq: Square) -> bool {
         (21..=98).contains(&sq.0) && (1..=8).contains(&(sq.0 % 10))
+    }
+
+    #[test]
+    fn step_attack_tables_match_the_mailbox() {
+        for from in Square::all() {
+            for (table, steps) in
+                [(SquareSet::knight_attacks(from), dir::KNIGHT), (SquareSet::king_attacks(from), dir::KING)]
+            {
+                let mut expected = SquareSet::EMPTY;
+                steps.iter().map(|&s| from.offset(s)).filter(|&t| is_on_board(t)).for_each(|t| expected.insert(t));
+                assert_eq!(table, expected, "{from}");
+            }
+        }
+        assert_eq!(SquareSet::knight_attacks(Square::A1).count(), 2);
+        assert_eq!(SquareSet::king_attacks(Square::E1).count(), 5);
     }
 
     #[test]
