@@ -35,16 +35,7 @@ impl Board {
         let to = mv.to();
         let us = self.side;
         let captured_square = if mv.is_en_passant() { to.offset(-us.forward()) } else { to };
-        let captured = self.squares[captured_square];
-        self.history.push(Undo {
-            mv,
-            captured,
-            castling: self.castling,
-            en_passant: self.en_passant,
-            halfmove_clock: self.halfmove_clock,
-            key: self.key,
-            pawn_key: self.pawn_key,
-        });
+        self.save_state(mv, self.squares[captured_square]);
 
         self.clear_en_passant();
         self.halfmove_clock += 1;
@@ -118,15 +109,7 @@ impl Board {
     /// Passes the turn, for null-move pruning. The halfmove clock restarts so that no
     /// repetition is ever matched across a null move (the positions were not really repeated).
     pub fn make_null_move(&mut self) {
-        self.history.push(Undo {
-            mv: Move::NONE,
-            captured: Piece::EMPTY,
-            castling: self.castling,
-            en_passant: self.en_passant,
-            halfmove_clock: self.halfmove_clock,
-            key: self.key,
-            pawn_key: self.pawn_key,
-        });
+        self.save_state(Move::NONE, Piece::EMPTY);
         self.clear_en_passant();
         self.halfmove_clock = 0;
         self.side = !self.side;
@@ -139,6 +122,20 @@ impl Board {
         self.en_passant = undo.en_passant;
         self.halfmove_clock = undo.halfmove_clock;
         self.key = undo.key;
+    }
+
+    /// Pushes what taking `mv` back will need to restore.
+    #[inline(always)]
+    fn save_state(&mut self, mv: Move, captured: Piece) {
+        self.history.push(Undo {
+            mv,
+            captured,
+            castling: self.castling,
+            en_passant: self.en_passant,
+            halfmove_clock: self.halfmove_clock,
+            key: self.key,
+            pawn_key: self.pawn_key,
+        });
     }
 
     fn clear_en_passant(&mut self) {
