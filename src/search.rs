@@ -19,7 +19,7 @@ pub use threads::{MAX_THREADS, Reporter, Searcher};
 use crate::board::{Board, Move};
 use crate::eval::{PawnCache, evaluate};
 use crate::movegen::legal_moves;
-use history::{History, MoveContext};
+use history::History;
 use movepicker::MovePicker;
 use see::see_ge;
 use std::sync::LazyLock;
@@ -98,9 +98,6 @@ struct Worker<'a> {
     eval_stack: [i32; MAX_PLY + 1],
     /// The move a singular-extension search leaves out at each ply (usually none).
     excluded: [Move; MAX_PLY + 1],
-    /// The move made at each ply, two places on (the first two stand for the moves before
-    /// the root, unknown here), for continuation history.
-    move_contexts: [MoveContext; MAX_PLY + 3],
     nodes: u64,
     seldepth: usize,
     /// Set once the search must unwind; scores computed after it are meaningless.
@@ -130,7 +127,6 @@ impl<'a> Worker<'a> {
             pv: Box::new(PvTable { moves: [[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1], len: [0; MAX_PLY + 1] }),
             eval_stack: [NO_EVAL; MAX_PLY + 1],
             excluded: [Move::NONE; MAX_PLY + 1],
-            move_contexts: [MoveContext::NONE; MAX_PLY + 3],
             nodes: 0,
             seldepth: 0,
             stopped: false,
@@ -326,7 +322,6 @@ impl<'a> Worker<'a> {
             {
                 let reduction = 3 + depth / 4 + ((static_eval - beta) / 200).min(3);
                 self.board.make_null_move();
-                self.move_contexts[ply + 2] = MoveContext::NONE;
                 let score = -self.negamax(-beta, -beta + 1, depth - reduction, ply + 1);
                 self.board.unmake_null_move();
                 if self.stopped {
@@ -350,15 +345,12 @@ impl<'a> Worker<'a> {
             depth -= 1;
         }
 
-        let contexts = self.contexts(ply);
-        let mut picker = MovePicker::new(&self.board, table_move, &self.state.history, ply, contexts);
+        let mut picker = MovePicker::new(&self.board, table_move, &self.state.history, ply);
         let mut best_score = -INFINITY;
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
-        let mut quiets_searched = 0;
-        // Moves searched without a cutoff, to be penalised in the history when one comes.
-        let mut tried = [Move::NONE; 64];
-        let mut tried_count = 0;
+        let mut quiets_tried = [Move::NONE; 64];
+        let mut quiet_count = 0;
         let mut legal_moves_seen = 0;
         while let Some(mv) = picker.next(&self.board, &self.state.history) {
             if root && !self.is_root_move(mv) {
@@ -389,7 +381,7 @@ impl<'a> Worker<'a> {
                 if quiet
                     && !pv_node
                     && !in_check
-                    && quiets_searched >= (3 + depth * depth) as usize / (2 - improving as usize)
+                    && quiet_count >= (3 + depth * depth) as usize / (2 - improving as usize)
                 {
                     continue;
                 }
@@ -403,9 +395,7 @@ impl<'a> Worker<'a> {
                     continue;
                 }
             }
-            let history_score =
-                if mv.is_noisy() { 0 } else { self.state.history.quiet_score(&self.board, mv, contexts) };
-            self.play(mv, ply);
+            self.board.make_move(mv);
             let score = if moves_searched == 0 {
                 -self.negamax(-beta, -alpha, depth - 1 + extension, ply + 1)
             } else {
@@ -417,7 +407,7 @@ impl<'a> Worker<'a> {
                     reduction -= pv_node as i32;
                     reduction -= picker.is_refutation(mv) as i32;
                     reduction -= self.board.in_check() as i32;
-                    reduction -= history_score / 16384;
+                    reduction -= self.state.history.score(!self.board.side_to_move(), mv) / 8192;
                     reduction += !improving as i32;
                     reduction = reduction.clamp(0, depth - 2);
                 }
@@ -442,16 +432,17 @@ impl<'a> Worker<'a> {
                     best_move = mv;
                     self.pv.update(ply, mv);
                     if alpha >= beta {
-                        self.state.history.reward(&self.board, mv, &tried[..tried_count], depth, ply, contexts);
+                        if !mv.is_noisy() {
+                            self.state.history.reward_quiet(&self.board, mv, &quiets_tried[..quiet_count], depth, ply);
+                        }
                         break;
                     }
                 }
             }
-            if tried_count < tried.len() {
-                tried[tried_count] = mv;
-                tried_count += 1;
+            if !mv.is_noisy() && quiet_count < quiets_tried.len() {
+                quiets_tried[quiet_count] = mv;
+                quiet_count += 1;
             }
-            quiets_searched += !mv.is_noisy() as usize;
         }
 
         if legal_moves_seen == 0 {
@@ -527,14 +518,14 @@ impl<'a> Worker<'a> {
 
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
         let mut picker = if in_check {
-            MovePicker::new(&self.board, table_move, &self.state.history, ply, self.contexts(ply))
+            MovePicker::new(&self.board, table_move, &self.state.history, ply)
         } else {
             MovePicker::noisy(table_move)
         };
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
         while let Some(mv) = picker.next(&self.board, &self.state.history) {
-            self.play(mv, ply);
+            self.board.make_move(mv);
             let score = -self.quiescence(-beta, -alpha, ply + 1);
             self.board.unmake_move();
             moves_searched += 1;
@@ -558,17 +549,6 @@ impl<'a> Worker<'a> {
         let bound = if best_score >= beta { Bound::Lower } else { Bound::Upper };
         self.store(best_move, best_score, static_eval, 0, bound, ply);
         best_score
-    }
-
-    /// Makes `mv`, the move searched at `ply`, noting it for continuation history.
-    fn play(&mut self, mv: Move, ply: usize) {
-        self.move_contexts[ply + 2] = MoveContext::of(self.board.piece_at(mv.from()), mv.to());
-        self.board.make_move(mv);
-    }
-
-    /// The moves one and two plies before `ply`.
-    fn contexts(&self, ply: usize) -> [MoveContext; 2] {
-        [self.move_contexts[ply + 1], self.move_contexts[ply]]
     }
 
     /// The static evaluation, from the table when an earlier visit saved it.

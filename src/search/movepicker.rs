@@ -4,7 +4,7 @@
 //! material by static exchange. Each stage is generated only when the one before is exhausted,
 //! so a node that is refuted by its first move never generates the rest.
 
-use super::history::{Contexts, History, MoveContext};
+use super::history::History;
 use super::see::see_ge;
 use crate::board::{Board, Move, PieceKind};
 use crate::movegen::{MAX_MOVES, MoveList, generate, is_legal, kind};
@@ -23,8 +23,7 @@ enum Stage {
 /// Values for ordering captures by victim; the king is never captured.
 const VICTIM_VALUE: [i32; 7] = [0, 100, 300, 300, 500, 900, 0];
 
-/// Above any history score (three tables of at most 16384 each), so killers and the
-/// counter-move come first among quiet moves.
+/// Above any history score, so killers and the counter-move come first among quiet moves.
 const KILLER_SCORE: i32 = 1 << 20;
 
 pub struct MovePicker {
@@ -32,8 +31,6 @@ pub struct MovePicker {
     table_move: Move,
     /// Killers and counter-move, best first.
     refutations: [Move; 3],
-    /// The moves before this position, for continuation history.
-    contexts: Contexts,
     /// The main search wants every move; quiescence only captures that do not lose material.
     all_moves: bool,
     moves: [Move; MAX_MOVES],
@@ -48,24 +45,23 @@ pub struct MovePicker {
 
 impl MovePicker {
     /// All moves, for the main search.
-    pub fn new(board: &Board, table_move: Move, history: &History, ply: usize, contexts: Contexts) -> MovePicker {
+    pub fn new(board: &Board, table_move: Move, history: &History, ply: usize) -> MovePicker {
         let [first, second] = history.killers(ply);
-        MovePicker::with_stages(table_move, [first, second, history.counter(board)], contexts, true)
+        MovePicker::with_stages(table_move, [first, second, history.counter(board)], true)
     }
 
     /// Captures and queen promotions that do not lose material, for quiescence search out of
     /// check.
     pub fn noisy(table_move: Move) -> MovePicker {
         let table_move = if table_move.is_noisy() { table_move } else { Move::NONE };
-        MovePicker::with_stages(table_move, [Move::NONE; 3], [MoveContext::NONE; 2], false)
+        MovePicker::with_stages(table_move, [Move::NONE; 3], false)
     }
 
-    fn with_stages(table_move: Move, refutations: [Move; 3], contexts: Contexts, all_moves: bool) -> MovePicker {
+    fn with_stages(table_move: Move, refutations: [Move; 3], all_moves: bool) -> MovePicker {
         MovePicker {
             stage: Stage::TableMove,
             table_move,
             refutations,
-            contexts,
             all_moves,
             moves: [Move::NONE; MAX_MOVES],
             scores: [0; MAX_MOVES],
@@ -88,9 +84,7 @@ impl MovePicker {
                     self.table_move = Move::NONE;
                 }
                 Stage::GenerateNoisy => {
-                    self.fill::<{ kind::NOISY }>(board, |mv| {
-                        capture_score(board, mv) + history.capture_score(board, mv) / 8
-                    });
+                    self.fill::<{ kind::NOISY }>(board, |mv| capture_score(board, mv));
                     self.stage = Stage::Noisy;
                 }
                 Stage::Noisy => match self.pick_best() {
@@ -102,10 +96,11 @@ impl MovePicker {
                     None => self.stage = if self.all_moves { Stage::GenerateQuiet } else { Stage::Done },
                 },
                 Stage::GenerateQuiet => {
-                    let (refutations, contexts) = (self.refutations, self.contexts);
+                    let side = board.side_to_move();
+                    let refutations = self.refutations;
                     self.fill::<{ kind::QUIET }>(board, |mv| match refutations.iter().position(|&r| r == mv) {
                         Some(rank) => KILLER_SCORE - rank as i32,
-                        None => history.quiet_score(board, mv, contexts),
+                        None => history.score(side, mv),
                     });
                     self.stage = Stage::Quiet;
                 }
@@ -157,9 +152,7 @@ impl MovePicker {
     }
 }
 
-/// Most valuable victim first; among equal victims, the least valuable attacker first. Capture
-/// history (added by the caller, at most an eighth of a pawn class apart) reorders captures
-/// of like victims.
+/// Most valuable victim first; among equal victims, the least valuable attacker first.
 fn capture_score(board: &Board, mv: Move) -> i32 {
     let victim = if mv.is_en_passant() {
         VICTIM_VALUE[PieceKind::Pawn.index()]
@@ -169,5 +162,5 @@ fn capture_score(board: &Board, mv: Move) -> i32 {
         0
     };
     let promotion = mv.promoted().map_or(0, |k| VICTIM_VALUE[k.index()]);
-    (victim + promotion) * 16 - board.piece_at(mv.from()).kind().index() as i32
+    victim * 8 + promotion - board.piece_at(mv.from()).kind().index() as i32
 }
