@@ -52,6 +52,32 @@ impl Default for Output {
     }
 }
 
+/// One protocol's side of the conversation: it turns GUI lines into engine commands and the
+/// search's reports into its own text. The loop that feeds it is shared.
+trait Protocol {
+    /// Handles one line; false means quit.
+    fn command(&mut self, line: &str) -> bool;
+    /// Formats a report of the search with this id, or drops it if that search is no longer wanted.
+    fn report(&mut self, id: SearchId, report: Report);
+    fn engine(&mut self) -> &mut Engine;
+}
+
+/// Feeds the protocol lines and reports until `quit` or the end of input, then stops the engine.
+fn serve(protocol: &mut impl Protocol, events: &Receiver<Event>) {
+    while let Ok(event) = events.recv() {
+        match event {
+            Event::Line(line) => {
+                if !protocol.command(&line) {
+                    break;
+                }
+            }
+            Event::Search(id, report) => protocol.report(id, report),
+            Event::InputClosed => break,
+        }
+    }
+    let _ = protocol.engine().execute(EngineCommand::Quit);
+}
+
 /// A sink that puts the search's reports on the event channel.
 pub fn report_sink(events: Sender<Event>) -> ReportSink {
     Arc::new(move |id, report| {

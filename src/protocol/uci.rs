@@ -2,7 +2,7 @@
 //! every `go`, and each `go` is answered by exactly one `bestmove`. Errors are reported as
 //! `info string` lines and never end the engine.
 
-use super::{Event, Output, split_command};
+use super::{Event, Output, Protocol, split_command};
 use crate::board::{Color, Move};
 use crate::engine::{
     DEFAULT_MOVE_OVERHEAD_MS, Engine, EngineCommand, EngineOption, MAX_MOVE_OVERHEAD_MS, Outcome, SearchId,
@@ -30,66 +30,10 @@ struct Uci<'a> {
 pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
     let mut uci = Uci { engine, out, pending: Vec::new() };
     uci.identify();
-    while let Ok(event) = events.recv() {
-        match event {
-            Event::Line(line) => {
-                if !uci.command(&line) {
-                    break;
-                }
-            }
-            Event::Search(id, report) => uci.report(id, report),
-            Event::InputClosed => break,
-        }
-    }
-    let _ = uci.engine.execute(EngineCommand::Quit);
+    super::serve(&mut uci, events);
 }
 
 impl Uci<'_> {
-    /// Handles one line; false means quit.
-    fn command(&mut self, line: &str) -> bool {
-        let (command, args) = split_command(line);
-        match command {
-            "" => {}
-            "uci" => self.identify(),
-            "isready" => self.out.send("readyok"),
-            "debug" | "register" => {}
-            "ucinewgame" => {
-                self.release_all();
-                self.execute(EngineCommand::NewGame);
-            }
-            "setoption" => {
-                self.release_all();
-                self.set_option(args);
-            }
-            "position" => {
-                self.release_all();
-                self.position(args);
-            }
-            "go" => {
-                self.release_all();
-                self.go(args);
-            }
-            "stop" => {
-                self.execute(EngineCommand::Stop);
-                self.release_all();
-            }
-            "ponderhit" => {
-                self.execute(EngineCommand::PonderHit);
-                self.release_all();
-            }
-            "bench" => {
-                self.execute(EngineCommand::Stop);
-                self.release_all();
-                if let Err(message) = super::bench(args) {
-                    self.error(message);
-                }
-            }
-            "quit" => return false,
-            _ => self.error(format!("unknown command: {}", line.trim())),
-        }
-        true
-    }
-
     fn identify(&mut self) {
         self.out.send(format!("id name Sentinel {}", env!("CARGO_PKG_VERSION")));
         self.out.send(format!("id author {}", author()));
@@ -137,24 +81,6 @@ impl Uci<'_> {
             }
         }
         self.pending = still_running;
-    }
-
-    fn report(&mut self, id: SearchId, report: Report) {
-        let Some(index) = self.pending.iter().position(|p| p.id == id) else {
-            return;
-        };
-        match report {
-            Report::Info(info) => self.out.send(info_line(&info)),
-            Report::BestMove { best, ponder } => {
-                let line = best_move_line(best, ponder);
-                if self.pending[index].hold {
-                    self.pending[index].held = Some(line);
-                } else {
-                    self.pending.remove(index);
-                    self.out.send(line);
-                }
-            }
-        }
     }
 
     /// `setoption name <name> [value <value>]`; names are case-insensitive.
@@ -217,6 +143,74 @@ impl Uci<'_> {
         if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
             self.pending.push(Pending { id, hold, held: None });
         }
+    }
+}
+
+impl Protocol for Uci<'_> {
+    fn command(&mut self, line: &str) -> bool {
+        let (command, args) = split_command(line);
+        match command {
+            "" => {}
+            "uci" => self.identify(),
+            "isready" => self.out.send("readyok"),
+            "debug" | "register" => {}
+            "ucinewgame" => {
+                self.release_all();
+                self.execute(EngineCommand::NewGame);
+            }
+            "setoption" => {
+                self.release_all();
+                self.set_option(args);
+            }
+            "position" => {
+                self.release_all();
+                self.position(args);
+            }
+            "go" => {
+                self.release_all();
+                self.go(args);
+            }
+            "stop" => {
+                self.execute(EngineCommand::Stop);
+                self.release_all();
+            }
+            "ponderhit" => {
+                self.execute(EngineCommand::PonderHit);
+                self.release_all();
+            }
+            "bench" => {
+                self.execute(EngineCommand::Stop);
+                self.release_all();
+                if let Err(message) = super::bench(args) {
+                    self.error(message);
+                }
+            }
+            "quit" => return false,
+            _ => self.error(format!("unknown command: {}", line.trim())),
+        }
+        true
+    }
+
+    fn report(&mut self, id: SearchId, report: Report) {
+        let Some(index) = self.pending.iter().position(|p| p.id == id) else {
+            return;
+        };
+        match report {
+            Report::Info(info) => self.out.send(info_line(&info)),
+            Report::BestMove { best, ponder } => {
+                let line = best_move_line(best, ponder);
+                if self.pending[index].hold {
+                    self.pending[index].held = Some(line);
+                } else {
+                    self.pending.remove(index);
+                    self.out.send(line);
+                }
+            }
+        }
+    }
+
+    fn engine(&mut self) -> &mut Engine {
+        &mut self.engine
     }
 }
 

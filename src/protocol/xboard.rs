@@ -7,7 +7,7 @@
 //! (a ponder hit); any other move, or any command that touches the game, takes the expected
 //! reply back first.
 
-use super::{Event, Output, split_command};
+use super::{Event, Output, Protocol, split_command};
 use crate::board::{Color, Move};
 use crate::engine::{
     DEFAULT_MOVE_OVERHEAD_MS, EndReason, Engine, EngineCommand, EngineOption, GameResult, MAX_MOVE_OVERHEAD_MS,
@@ -89,156 +89,10 @@ pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
         pongs: Vec::new(),
         last_info: None,
     };
-    while let Ok(event) = events.recv() {
-        match event {
-            Event::Line(line) => {
-                if !xboard.command(&line) {
-                    break;
-                }
-            }
-            Event::Search(id, report) => xboard.report(id, report),
-            Event::InputClosed => break,
-        }
-    }
-    let _ = xboard.engine.execute(EngineCommand::Quit);
+    super::serve(&mut xboard, events);
 }
 
 impl XBoard<'_> {
-    /// Handles one line; false means quit.
-    fn command(&mut self, line: &str) -> bool {
-        let line = line.trim();
-        let (command, args) = split_command(line);
-        let bare_move = args.is_empty() && looks_like_move(command);
-        if !KEEP_PONDERING.contains(&command) && !bare_move {
-            self.cancel_ponder();
-        }
-        match command {
-            "" | "xboard" | "accepted" | "rejected" | "computer" | "random" | "draw" | "bk" | "otim" | "ics"
-            | "rating" | "name" => {}
-            "protover" => self.features(),
-            "new" => {
-                self.cancel_thinking();
-                self.execute(EngineCommand::NewGame);
-                self.engine_color = Some(Color::Black);
-                self.analyzing = false;
-                self.max_depth = None;
-                self.our_time = None;
-            }
-            "variant" if args == "normal" => {}
-            "variant" => self.error("only normal chess is played", line),
-            "force" => {
-                self.cancel_thinking();
-                self.engine_color = None;
-            }
-            "go" => {
-                if !self.analyzing {
-                    self.cancel_thinking();
-                    self.engine_color = Some(self.engine.board().side_to_move());
-                    self.think();
-                }
-            }
-            "playother" => {
-                self.cancel_thinking();
-                self.engine_color = Some(!self.engine.board().side_to_move());
-            }
-            "?" => {
-                if self.thinking.is_some_and(|t| t.task == Task::Move) {
-                    self.execute(EngineCommand::Stop);
-                }
-            }
-            "usermove" => self.user_move(args),
-            "ping" => {
-                if self.thinking.is_some_and(|t| t.task == Task::Move) {
-                    self.pongs.push(args.to_string());
-                } else {
-                    self.out.send(format!("pong {args}"));
-                }
-            }
-            "setboard" => {
-                match self.engine.execute(EngineCommand::SetPosition { fen: Some(args.to_string()), moves: Vec::new() })
-                {
-                    Ok(_) => {
-                        self.cancel_thinking();
-                        self.position_set();
-                    }
-                    Err(e) => self.error(&e.to_string(), line),
-                }
-            }
-            "undo" | "remove" => {
-                let count = if command == "undo" { 1 } else { 2 };
-                match self.engine.execute(EngineCommand::TakeBack(count)) {
-                    Ok(_) => {
-                        self.cancel_thinking();
-                        self.position_set();
-                    }
-                    Err(e) => self.error(&e.to_string(), line),
-                }
-            }
-            "level" => match parse_level(args) {
-                Ok(time_control) => self.time_control = time_control,
-                Err(reason) => self.error(&reason, line),
-            },
-            "st" => match parse_seconds(args) {
-                Some(seconds) if seconds > Duration::ZERO => self.time_control = TimeControl::PerMove(seconds),
-                _ => self.error("st needs a positive number of seconds", line),
-            },
-            "sd" => match args.parse::<i32>() {
-                Ok(depth) if depth > 0 => self.max_depth = Some(depth),
-                _ => self.error("sd needs a positive whole number", line),
-            },
-            "time" => match args.parse::<i64>() {
-                Ok(centiseconds) => self.our_time = Some(Duration::from_millis(centiseconds.max(0) as u64 * 10)),
-                Err(_) => self.error("time needs a whole number of centiseconds", line),
-            },
-            "result" => {
-                self.cancel_thinking();
-                self.engine_color = None;
-                self.analyzing = false;
-            }
-            "post" => self.post = true,
-            "nopost" => self.post = false,
-            "hard" => self.ponder = true,
-            "easy" => self.ponder = false,
-            "hint" => {
-                if let Some(Thinking { task: Task::Ponder { predicted }, .. }) = self.thinking {
-                    self.out.send(format!("Hint: {predicted}"));
-                }
-            }
-            "analyze" => {
-                self.cancel_thinking();
-                self.engine_color = None;
-                self.analyzing = true;
-                self.analyze();
-            }
-            "exit" => {
-                if self.analyzing {
-                    self.cancel_thinking();
-                    self.analyzing = false;
-                }
-            }
-            "." => self.analysis_status(),
-            "memory" => match args.parse::<u64>() {
-                Ok(mb) => self.set_option(EngineOption::Hash(mb.clamp(1, MAX_HASH_MB as u64) as usize), line),
-                Err(_) => self.error("memory needs a whole number of MB", line),
-            },
-            "cores" => match args.parse::<u64>() {
-                Ok(cores) => self.set_option(EngineOption::Threads(cores.clamp(1, MAX_THREADS as u64) as usize), line),
-                Err(_) => self.error("cores needs a whole number", line),
-            },
-            "option" => self.option(args, line),
-            "bench" => {
-                self.cancel_thinking();
-                if let Err(reason) = super::bench(args) {
-                    self.error(&reason, line);
-                }
-            }
-            "quit" => return false,
-            _ if bare_move => self.user_move(command),
-            _ => self.out.send(format!("Error (unknown command): {line}")),
-        }
-        true
-    }
-
     fn error(&mut self, reason: &str, line: &str) {
         log::info!("{reason}: {line}");
         self.out.send(format!("Error ({reason}): {line}"));
@@ -457,6 +311,157 @@ impl XBoard<'_> {
         }
     }
 
+    /// `.` in analysis mode: `stat01: time nodes depth moves-left total-moves`.
+    fn analysis_status(&mut self) {
+        if !self.analyzing {
+            return;
+        }
+        let total = legal_moves(self.engine.board()).len();
+        let line = match &self.last_info {
+            Some(info) => {
+                format!("stat01: {} {} {} 0 {total}", info.elapsed.as_millis() / 10, info.nodes, info.depth)
+            }
+            None => format!("stat01: 0 0 0 0 {total}"),
+        };
+        self.out.send(line);
+    }
+}
+
+impl Protocol for XBoard<'_> {
+    fn command(&mut self, line: &str) -> bool {
+        let line = line.trim();
+        let (command, args) = split_command(line);
+        let bare_move = args.is_empty() && looks_like_move(command);
+        if !KEEP_PONDERING.contains(&command) && !bare_move {
+            self.cancel_ponder();
+        }
+        match command {
+            "" | "xboard" | "accepted" | "rejected" | "computer" | "random" | "draw" | "bk" | "otim" | "ics"
+            | "rating" | "name" => {}
+            "protover" => self.features(),
+            "new" => {
+                self.cancel_thinking();
+                self.execute(EngineCommand::NewGame);
+                self.engine_color = Some(Color::Black);
+                self.analyzing = false;
+                self.max_depth = None;
+                self.our_time = None;
+            }
+            "variant" if args == "normal" => {}
+            "variant" => self.error("only normal chess is played", line),
+            "force" => {
+                self.cancel_thinking();
+                self.engine_color = None;
+            }
+            "go" => {
+                if !self.analyzing {
+                    self.cancel_thinking();
+                    self.engine_color = Some(self.engine.board().side_to_move());
+                    self.think();
+                }
+            }
+            "playother" => {
+                self.cancel_thinking();
+                self.engine_color = Some(!self.engine.board().side_to_move());
+            }
+            "?" => {
+                if self.thinking.is_some_and(|t| t.task == Task::Move) {
+                    self.execute(EngineCommand::Stop);
+                }
+            }
+            "usermove" => self.user_move(args),
+            "ping" => {
+                if self.thinking.is_some_and(|t| t.task == Task::Move) {
+                    self.pongs.push(args.to_string());
+                } else {
+                    self.out.send(format!("pong {args}"));
+                }
+            }
+            "setboard" => {
+                match self.engine.execute(EngineCommand::SetPosition { fen: Some(args.to_string()), moves: Vec::new() })
+                {
+                    Ok(_) => {
+                        self.cancel_thinking();
+                        self.position_set();
+                    }
+                    Err(e) => self.error(&e.to_string(), line),
+                }
+            }
+            "undo" | "remove" => {
+                let count = if command == "undo" { 1 } else { 2 };
+                match self.engine.execute(EngineCommand::TakeBack(count)) {
+                    Ok(_) => {
+                        self.cancel_thinking();
+                        self.position_set();
+                    }
+                    Err(e) => self.error(&e.to_string(), line),
+                }
+            }
+            "level" => match parse_level(args) {
+                Ok(time_control) => self.time_control = time_control,
+                Err(reason) => self.error(&reason, line),
+            },
+            "st" => match parse_seconds(args) {
+                Some(seconds) if seconds > Duration::ZERO => self.time_control = TimeControl::PerMove(seconds),
+                _ => self.error("st needs a positive number of seconds", line),
+            },
+            "sd" => match args.parse::<i32>() {
+                Ok(depth) if depth > 0 => self.max_depth = Some(depth),
+                _ => self.error("sd needs a positive whole number", line),
+            },
+            "time" => match args.parse::<i64>() {
+                Ok(centiseconds) => self.our_time = Some(Duration::from_millis(centiseconds.max(0) as u64 * 10)),
+                Err(_) => self.error("time needs a whole number of centiseconds", line),
+            },
+            "result" => {
+                self.cancel_thinking();
+                self.engine_color = None;
+                self.analyzing = false;
+            }
+            "post" => self.post = true,
+            "nopost" => self.post = false,
+            "hard" => self.ponder = true,
+            "easy" => self.ponder = false,
+            "hint" => {
+                if let Some(Thinking { task: Task::Ponder { predicted }, .. }) = self.thinking {
+                    self.out.send(format!("Hint: {predicted}"));
+                }
+            }
+            "analyze" => {
+                self.cancel_thinking();
+                self.engine_color = None;
+                self.analyzing = true;
+                self.analyze();
+            }
+            "exit" => {
+                if self.analyzing {
+                    self.cancel_thinking();
+                    self.analyzing = false;
+                }
+            }
+            "." => self.analysis_status(),
+            "memory" => match args.parse::<u64>() {
+                Ok(mb) => self.set_option(EngineOption::Hash(mb.clamp(1, MAX_HASH_MB as u64) as usize), line),
+                Err(_) => self.error("memory needs a whole number of MB", line),
+            },
+            "cores" => match args.parse::<u64>() {
+                Ok(cores) => self.set_option(EngineOption::Threads(cores.clamp(1, MAX_THREADS as u64) as usize), line),
+                Err(_) => self.error("cores needs a whole number", line),
+            },
+            "option" => self.option(args, line),
+            "bench" => {
+                self.cancel_thinking();
+                if let Err(reason) = super::bench(args) {
+                    self.error(&reason, line);
+                }
+            }
+            "quit" => return false,
+            _ if bare_move => self.user_move(command),
+            _ => self.out.send(format!("Error (unknown command): {line}")),
+        }
+        true
+    }
+
     fn report(&mut self, id: SearchId, report: Report) {
         let Some(thinking) = self.thinking.filter(|t| t.id == id) else {
             return;
@@ -490,19 +495,8 @@ impl XBoard<'_> {
         }
     }
 
-    /// `.` in analysis mode: `stat01: time nodes depth moves-left total-moves`.
-    fn analysis_status(&mut self) {
-        if !self.analyzing {
-            return;
-        }
-        let total = legal_moves(self.engine.board()).len();
-        let line = match &self.last_info {
-            Some(info) => {
-                format!("stat01: {} {} {} 0 {total}", info.elapsed.as_millis() / 10, info.nodes, info.depth)
-            }
-            None => format!("stat01: 0 0 0 0 {total}"),
-        };
-        self.out.send(line);
+    fn engine(&mut self) -> &mut Engine {
+        &mut self.engine
     }
 }
 
