@@ -5,14 +5,12 @@
 
 use crate::board::{Board, Color, FenError, Move, START_FEN};
 use crate::movegen::{legal_moves, parse_move};
-use crate::search::{DEFAULT_HASH_MB, Limits, MAX_HASH_MB, MAX_THREADS, Report, Searcher};
+use crate::search::{
+    DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, Limits, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_THREADS, Report, Searcher,
+};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// The time reserved per move for the GUI and the pipes between us, unless the user sets it.
-pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 30;
-pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 
 /// Names one search, so that its reports can be told from those of earlier searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

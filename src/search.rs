@@ -31,6 +31,11 @@ use tt::{TranspositionTable, TtEntry};
 
 pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_HASH_MB: usize = 65536;
+/// The time reserved per move for the GUI and the pipes between us, unless the user sets it.
+/// Stockfish's default too: a few milliseconds cover a local GUI, and every millisecond more,
+/// set aside for each move still to play, costs real thinking time at bullet time controls.
+pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 10;
+pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 
 /// The deepest line the search follows; iterative deepening stops short of it.
 pub const MAX_PLY: usize = 128;

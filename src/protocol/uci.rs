@@ -4,10 +4,11 @@
 
 use super::{Event, Output, Protocol, split_command};
 use crate::board::{Color, Move};
-use crate::engine::{
-    DEFAULT_MOVE_OVERHEAD_MS, Engine, EngineCommand, EngineOption, MAX_MOVE_OVERHEAD_MS, Outcome, SearchId,
+use crate::engine::{Engine, EngineCommand, EngineOption, Outcome, SearchId};
+use crate::search::{
+    Bound, Clock, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, Info, Limits, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS,
+    MAX_THREADS, Report, Score,
 };
-use crate::search::{Bound, Clock, DEFAULT_HASH_MB, Info, Limits, MAX_HASH_MB, MAX_THREADS, Report, Score};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 

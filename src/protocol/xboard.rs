@@ -9,12 +9,11 @@
 
 use super::{Event, Output, Protocol, split_command};
 use crate::board::{Color, Move};
-use crate::engine::{
-    DEFAULT_MOVE_OVERHEAD_MS, EndReason, Engine, EngineCommand, EngineOption, GameResult, MAX_MOVE_OVERHEAD_MS,
-    Outcome, SearchId,
-};
+use crate::engine::{EndReason, Engine, EngineCommand, EngineOption, GameResult, Outcome, SearchId};
 use crate::movegen::legal_moves;
-use crate::search::{Bound, Clock, Info, Limits, MAX_HASH_MB, MAX_THREADS, Report, Score};
+use crate::search::{
+    Bound, Clock, DEFAULT_MOVE_OVERHEAD_MS, Info, Limits, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_THREADS, Report, Score,
+};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 

@@ -63,7 +63,7 @@ impl Searcher {
                 pondering: AtomicBool::new(false),
                 nodes: (0..MAX_THREADS).map(|_| AtomicU64::new(0)).collect(),
             }),
-            move_overhead: Duration::from_millis(30),
+            move_overhead: Duration::from_millis(super::DEFAULT_MOVE_OVERHEAD_MS),
             handle: None,
         }
     }
