@@ -152,7 +152,11 @@ impl<'a> Worker<'a> {
         let max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
         let mut score = 0;
         let mut stable_iterations = 0;
+        // Lazy SMP: every other helper runs a ply ahead of the main thread, so that the threads'
+        // trees differ more and deeper results reach the shared table sooner.
+        let depth_offset = (self.id % 2) as i32;
         for depth in 1..=max_depth {
+            let depth = (depth + depth_offset).min(max_depth);
             self.seldepth = 0;
             let previous_score = score;
             score = self.aspiration_search(depth, score, reporter);
