@@ -172,6 +172,9 @@ impl<'a> Worker<'a> {
             if self.stopped || self.found_requested_mate(score) {
                 break;
             }
+            if self.limits.soft_nodes.is_some_and(|n| self.nodes >= n) {
+                break;
+            }
             let share = time_share(forced, stable_iterations, previous_score - score);
             if depth > 1 && !self.time.iteration_affordable(share) {
                 break;

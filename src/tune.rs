@@ -6,6 +6,7 @@
 //! back as `src/eval/params.rs`.
 
 pub mod datagen;
+pub mod packed;
 pub mod params_file;
 pub mod trace;
 pub mod tuner;
@@ -16,14 +17,17 @@ use std::time::Duration;
 /// The tuning subcommands, part of the main command line when the feature is on.
 #[derive(clap::Subcommand)]
 pub enum Command {
-    /// Play self-play games and write quiet positions labelled with the result, `FEN | 1.0`
-    /// (White won), `| 0.5` or `| 0.0`, for `tune`.
+    /// Play self-play games and append their quiet positions, with the search's score and the
+    /// game's result, to a packed training file (for `tune` and `train`).
     Datagen {
         #[arg(long, default_value_t = 1000)]
         games: u64,
-        /// Nodes searched for each move.
+        /// Nodes for each move: no new iteration starts beyond this many.
         #[arg(long, default_value_t = 5000)]
         nodes: u64,
+        /// Nodes for each move, at most (default: 20 times --nodes).
+        #[arg(long)]
+        hard_nodes: Option<u64>,
         /// Games played at once, one search each.
         #[arg(long, default_value_t = 1)]
         threads: usize,
@@ -72,10 +76,21 @@ pub enum Command {
 
 pub fn run(command: Command) -> Result<(), String> {
     match command {
-        Command::Datagen { games, nodes, threads, out, seed, openings, per_game, max_minutes } => {
+        Command::Datagen { games, nodes, hard_nodes, threads, out, seed, openings, per_game, max_minutes } => {
             let max_time = max_minutes.map(|m| Duration::from_secs_f64(m.max(0.0) * 60.0));
-            datagen::run(&datagen::Options { games, nodes, threads, out, seed, openings, per_game, max_time })
-                .map(|_| ())
+            let hard_nodes = hard_nodes.unwrap_or(nodes.saturating_mul(20)).max(nodes);
+            datagen::run(&datagen::Options {
+                games,
+                nodes,
+                hard_nodes,
+                threads,
+                out,
+                seed,
+                openings,
+                per_game,
+                max_time,
+            })
+            .map(|_| ())
         }
         Command::Tune { data, epochs, out, rate, threads, holdout, l2, scaling } => {
             tuner::run(&tuner::Options { data, epochs, out, rate, threads, holdout, l2, scaling }).map(|_| ())

@@ -125,6 +125,11 @@ impl Board {
     }
 
     #[inline]
+    pub fn fullmove_number(&self) -> u16 {
+        self.fullmove_number
+    }
+
+    #[inline]
     pub fn key(&self) -> u64 {
         self.key
     }

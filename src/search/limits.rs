@@ -9,6 +9,9 @@ use std::time::Duration;
 pub struct Limits {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
+    /// Start no new iteration after this many nodes (the one under way may go on to `nodes`):
+    /// self-play wants a fixed effort per move without cutting iterations off.
+    pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves (or fewer) is found.
     pub mate: Option<i32>,
     /// Spend exactly this long (minus the move overhead).

@@ -1,18 +1,21 @@
-//! `sentinel datagen`: self-play games for the tuner.
+//! `sentinel datagen`: self-play games whose positions train the evaluation.
 //!
 //! Each game starts from a position of the openings file, followed by a few random legal
-//! plies, and every move is chosen by a search limited to a fixed number of nodes. A few quiet
-//! positions of each game are written as `FEN | result`, the result (1.0, 0.5 or 0.0) from
-//! White's side. Game `i` depends only on the seed and `i`, so a run is reproducible whatever
-//! the number of threads (only the order of the games in the file changes).
+//! plies, and every move is chosen by a search of a fixed number of nodes (a soft limit that
+//! lets the iteration under way finish, and a hard one that does not). Quiet positions of each
+//! game are written as packed records (`packed`) with the search's score and the game's result.
+//! Game `i` depends only on the seed and `i`, so a run is reproducible whatever the number of
+//! threads (only the order of the games in the file changes). A run appends to an existing
+//! file, so a stopped run is continued by starting another with a new seed.
 
+use super::packed::{self, Outcome, Record};
 use crate::board::{Board, Move};
 use crate::engine::{GameResult, game_over};
 use crate::movegen::legal_moves;
 use crate::search::{Limits, Report, Score, Searcher};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, mpsc};
@@ -33,7 +36,9 @@ const HASH_MB: usize = 8;
 #[derive(Clone, Debug)]
 pub struct Options {
     pub games: u64,
+    /// Nodes per move: no new iteration starts after `nodes`; none goes beyond `hard_nodes`.
     pub nodes: u64,
+    pub hard_nodes: u64,
     pub threads: usize,
     pub out: PathBuf,
     pub seed: u64,
@@ -45,11 +50,10 @@ pub struct Options {
 }
 
 pub struct Game {
-    /// From White's side: 1.0 win, 0.5 draw, 0.0 loss.
-    pub result: f32,
+    pub result: Outcome,
     pub plies: u32,
-    /// The sampled quiet positions, as FEN.
-    pub samples: Vec<String>,
+    /// The sampled quiet positions, labelled with the result.
+    pub samples: Vec<Record>,
 }
 
 #[derive(Default, Debug)]
@@ -84,8 +88,7 @@ pub fn read_openings(path: &PathBuf) -> Result<Vec<Board>, String> {
 /// output as soon as it ends, and reports progress on stderr.
 pub fn run(options: &Options) -> Result<Summary, String> {
     let openings = read_openings(&options.openings)?;
-    let file = File::create(&options.out).map_err(|e| format!("cannot create {}: {e}", options.out.display()))?;
-    let out = Mutex::new(BufWriter::new(file));
+    let out = Mutex::new(BufWriter::new(open_for_append(&options.out)?));
     let next_game = AtomicU64::new(0);
     let summary = Mutex::new(Summary::default());
     let start = Instant::now();
@@ -113,18 +116,10 @@ pub fn run(options: &Options) -> Result<Summary, String> {
                     }
                     searcher.clear();
                     let game = play_game(&mut searcher, &openings, options, index);
-                    let mut text = String::new();
-                    let label = match game.result {
-                        1.0 => "1.0",
-                        0.0 => "0.0",
-                        _ => "0.5",
-                    };
-                    for fen in &game.samples {
-                        text.push_str(&format!("{fen} | {label}\n"));
-                    }
+                    let bytes: Vec<u8> = game.samples.iter().flat_map(|r| *r.bytes()).collect();
                     {
                         let mut out = out.lock().unwrap();
-                        if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                        if let Err(e) = out.write_all(&bytes).and_then(|_| out.flush()) {
                             *error.lock().unwrap() = Some(format!("cannot write {}: {e}", options.out.display()));
                             break;
                         }
@@ -134,9 +129,9 @@ pub fn run(options: &Options) -> Result<Summary, String> {
                     s.positions += game.samples.len() as u64;
                     s.plies += game.plies as u64;
                     match game.result {
-                        1.0 => s.white_wins += 1,
-                        0.0 => s.black_wins += 1,
-                        _ => s.draws += 1,
+                        Outcome::WhiteWins => s.white_wins += 1,
+                        Outcome::BlackWins => s.black_wins += 1,
+                        Outcome::Draw => s.draws += 1,
                     }
                     let mut last = last_report.lock().unwrap();
                     if last.elapsed() >= Duration::from_secs(30) {
@@ -153,6 +148,30 @@ pub fn run(options: &Options) -> Result<Summary, String> {
     let summary = summary.into_inner().unwrap();
     report_progress(&summary, options.games, start.elapsed());
     Ok(summary)
+}
+
+/// Opens the output for appending: a new file gets a header, an existing one must have a valid
+/// header, and a record cut short by a killed run is dropped.
+fn open_for_append(path: &PathBuf) -> Result<File, String> {
+    let cannot = |e: std::io::Error| format!("cannot open {}: {e}", path.display());
+    let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(cannot)?;
+    let length = file.metadata().map_err(cannot)?.len();
+    if length == 0 {
+        packed::write_header(&mut file).map_err(cannot)?;
+        return Ok(file);
+    }
+    let mut header = vec![0; packed::HEADER_SIZE.min(length as usize)];
+    file.read_exact(&mut header).map_err(cannot)?;
+    packed::check_header(&header).map_err(|e| format!("{}: {e}", path.display()))?;
+    let records = (length - packed::HEADER_SIZE as u64) / packed::RECORD_SIZE as u64;
+    let whole = packed::HEADER_SIZE as u64 + records * packed::RECORD_SIZE as u64;
+    if whole != length {
+        eprintln!("datagen: dropping a partial record at the end of {} (offset {whole})", path.display());
+        file.set_len(whole).map_err(cannot)?;
+    }
+    eprintln!("datagen: appending to {} ({records} positions already)", path.display());
+    file.seek(SeekFrom::End(0)).map_err(cannot)?;
+    Ok(file)
 }
 
 fn report_progress(s: &Summary, total: u64, elapsed: Duration) {
@@ -174,10 +193,10 @@ fn report_progress(s: &Summary, total: u64, elapsed: Duration) {
     );
 }
 
-/// The search's choice and its score (side to move's view) within `nodes` nodes.
-fn search(searcher: &mut Searcher, board: &Board, nodes: u64) -> (Option<Move>, Option<Score>) {
+/// The search's choice and its score (side to move's view) within the node limits.
+fn search(searcher: &mut Searcher, board: &Board, options: &Options) -> (Option<Move>, Option<Score>) {
     let (sender, receiver) = mpsc::channel();
-    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+    let limits = Limits { nodes: Some(options.hard_nodes), soft_nodes: Some(options.nodes), ..Limits::default() };
     searcher.start(board.clone(), limits, Box::new(move |report| sender.send(report).unwrap_or(())));
     searcher.wait();
     let (mut best, mut score) = (None, None);
@@ -212,15 +231,15 @@ pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options,
         let us = board.side_to_move();
         if let Some(end) = game_over(&board) {
             break match end.result {
-                GameResult::WhiteWins => 1.0,
-                GameResult::BlackWins => 0.0,
-                GameResult::Draw => 0.5,
+                GameResult::WhiteWins => Outcome::WhiteWins,
+                GameResult::BlackWins => Outcome::BlackWins,
+                GameResult::Draw => Outcome::Draw,
             };
         }
         if plies >= MAX_PLIES {
-            break 0.5;
+            break Outcome::Draw;
         }
-        let (best, score) = search(searcher, &board, options.nodes);
+        let (best, score) = search(searcher, &board, options);
         let best = best.expect("a position with legal moves has a best move");
         let white_score = match score {
             Some(Score::Centipawns(cp)) => cp * us.sign(),
@@ -236,11 +255,13 @@ pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options,
         };
         streak = if winner != 0 && winner == streak.0 { (winner, streak.1 + 1) } else { (winner, 1) };
         if streak.0 != 0 && streak.1 >= WIN_PLIES {
-            break if streak.0 > 0 { 1.0 } else { 0.0 };
+            break if streak.0 > 0 { Outcome::WhiteWins } else { Outcome::BlackWins };
         }
         let quiet = !board.in_check() && !best.is_noisy() && matches!(score, Some(Score::Centipawns(_)));
         if quiet && plies >= SKIP_PLIES {
-            candidates.push(board.to_fen());
+            // The result is not known yet; it is filled in when the game ends.
+            let clamped = white_score.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+            candidates.push(Record::pack(&board, clamped, Outcome::Draw));
         }
         board.make_move(best);
         plies += 1;
@@ -255,7 +276,7 @@ pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options,
     }
     chosen.truncate(keep);
     chosen.sort_unstable();
-    let samples = chosen.into_iter().map(|i| std::mem::take(&mut candidates[i])).collect();
+    let samples = chosen.into_iter().map(|i| candidates[i].with_outcome(result)).collect();
     Game { result, plies, samples }
 }
 
@@ -277,8 +298,9 @@ mod tests {
         let options = Options {
             games: 3,
             nodes: 300,
+            hard_nodes: 3000,
             threads: 2,
-            out: dir.join("data.txt"),
+            out: dir.join("data.bin"),
             seed: 5,
             openings,
             per_game: 6,
@@ -286,16 +308,28 @@ mod tests {
         };
         let summary = run(&options).unwrap();
         assert_eq!(summary.games, 3);
-        let text = std::fs::read_to_string(&options.out).unwrap();
-        assert_eq!(text.lines().count() as u64, summary.positions);
+        let read = |path: &PathBuf| packed::read_all(&mut File::open(path).unwrap());
+        let (records, error) = read(&options.out);
+        assert_eq!(error, None);
+        assert_eq!(records.len() as u64, summary.positions);
         assert!(summary.positions > 0);
-        for line in text.lines() {
-            let (fen, result) = line.split_once(" | ").expect(line);
-            assert!(["1.0", "0.5", "0.0"].contains(&result), "{line}");
-            let board = Board::from_fen(fen).expect(line);
-            assert!(!board.in_check(), "{line}");
-            assert!(!legal_moves(&board).is_empty(), "{line}");
+        for record in &records {
+            let fen = record.to_fen();
+            let board = Board::from_fen(&fen).expect(&fen);
+            assert!(!board.in_check(), "{fen}");
+            assert!(!legal_moves(&board).is_empty(), "{fen}");
+            assert!(record.white_score().abs() < 30000, "{fen}");
         }
+
+        // A second run appends, and a record cut short by a killed run is dropped first.
+        let length = std::fs::metadata(&options.out).unwrap().len();
+        OpenOptions::new().append(true).open(&options.out).unwrap().write_all(&[1, 2, 3]).unwrap();
+        let more = run(&Options { games: 1, seed: 6, ..options.clone() }).unwrap();
+        let (again, error) = read(&options.out);
+        assert_eq!(error, None);
+        assert_eq!(again.len() as u64, summary.positions + more.positions);
+        assert_eq!(&again[..records.len()], &records[..]);
+        assert!(std::fs::metadata(&options.out).unwrap().len() > length);
 
         // The same seed gives the same games.
         let mut searcher = Searcher::new(1);

@@ -6,8 +6,8 @@
 //! weights (middlegame and endgame part of each) follow the error's exact gradient, with Adam
 //! steps, and are rounded and written back to `params.rs`.
 
-use super::params_file;
 use super::trace::Trace;
+use super::{packed, params_file};
 use crate::board::Board;
 use crate::eval::{S, Term, WEIGHT_COUNT, WEIGHTS};
 use std::path::PathBuf;
@@ -38,20 +38,23 @@ pub struct Sample {
 
 pub type Weights = Vec<[f64; 2]>;
 
-/// Reads `FEN | result` lines and traces each position.
+/// Reads a `datagen` file and traces each position.
 pub fn load(path: &PathBuf, threads: usize) -> Result<Vec<Sample>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let lines: Vec<(usize, &str)> =
-        text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#')).collect();
-    let chunk = lines.len().div_ceil(threads.max(1)).max(1);
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let (records, error) = packed::read_all(&mut std::io::BufReader::new(file));
+    if let Some(e) = error {
+        return Err(format!("{}: {e}", path.display()));
+    }
+    let chunk = records.len().div_ceil(threads.max(1)).max(1);
     let parsed: Vec<Result<Vec<Sample>, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = lines
+        let handles: Vec<_> = records
             .chunks(chunk)
             .map(|part| {
                 scope.spawn(move || {
                     part.iter()
-                        .map(|&(number, line)| {
-                            parse_line(line).map_err(|e| format!("{}:{}: {e}", path.display(), number + 1))
+                        .map(|record| {
+                            let board = Board::from_fen(&record.to_fen()).map_err(|e| e.to_string())?;
+                            Ok(Sample { trace: Trace::new(&board), result: record.outcome().white_points() as f64 })
                         })
                         .collect::<Result<Vec<Sample>, String>>()
                 })
@@ -59,24 +62,14 @@ pub fn load(path: &PathBuf, threads: usize) -> Result<Vec<Sample>, String> {
             .collect();
         handles.into_iter().map(|h| h.join().expect("loader thread")).collect()
     });
-    let mut samples = Vec::with_capacity(lines.len());
+    let mut samples = Vec::with_capacity(records.len());
     for part in parsed {
-        samples.extend(part?);
+        samples.extend(part.map_err(|e| format!("{}: {e}", path.display()))?);
     }
     if samples.is_empty() {
         return Err(format!("{}: no positions", path.display()));
     }
     Ok(samples)
-}
-
-fn parse_line(line: &str) -> Result<Sample, String> {
-    let (fen, result) = line.split_once('|').ok_or("expected `FEN | result`")?;
-    let result: f64 = result.trim().parse().map_err(|_| format!("bad result '{}'", result.trim()))?;
-    if !(0.0..=1.0).contains(&result) {
-        return Err(format!("result {result} is not between 0 and 1"));
-    }
-    let board = Board::from_fen(fen.trim()).map_err(|e| e.to_string())?;
-    Ok(Sample { trace: Trace::new(&board), result })
 }
 
 fn sigmoid(x: f64) -> f64 {
