@@ -2,10 +2,9 @@
 //! endgame) pairs in centipawns. Written by the tuner (`sentinel tune`, see the README).
 
 use super::score::S;
-use super::weights::WEIGHT_COUNT;
 
 #[rustfmt::skip]
-pub static WEIGHTS: [S; WEIGHT_COUNT] = [
+pub static WEIGHTS: &[S] = &[
     // Material
     S(82, 121), S(329, 307), S(355, 337), S(476, 552), S(967, 999), S(0, 0),
     // PieceSquare

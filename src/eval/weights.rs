@@ -88,6 +88,9 @@ const OFFSETS: [usize; Term::LENGTHS.len() + 1] = {
 /// The number of weights.
 pub const WEIGHT_COUNT: usize = OFFSETS[Term::LENGTHS.len()];
 
+// `params.rs` is written by the tuner and knows nothing of the terms: its length is checked here.
+const _: () = assert!(WEIGHTS.len() == WEIGHT_COUNT, "params.rs must hold one weight per term entry");
+
 impl Term {
     #[cfg(feature = "tune")]
     pub fn len(self) -> usize {

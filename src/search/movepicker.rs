@@ -5,7 +5,7 @@
 //! so a node that is refuted by its first move never generates the rest.
 
 use super::history::History;
-use super::see::see_ge;
+use super::see::{see_ge, value};
 use crate::board::{Board, Move, PieceKind};
 use crate::movegen::{MAX_MOVES, MoveList, generate, is_legal, kind};
 
@@ -19,9 +19,6 @@ enum Stage {
     BadNoisy,
     Done,
 }
-
-/// Values for ordering captures by victim; the king is never captured.
-const VICTIM_VALUE: [i32; 7] = [0, 100, 300, 300, 500, 900, 0];
 
 /// Above any history score, so killers and the counter-move come first among quiet moves.
 const KILLER_SCORE: i32 = 1 << 20;
@@ -152,15 +149,21 @@ impl MovePicker {
     }
 }
 
+/// What a victim (or a promotion) is worth for ordering: whole pawns, so that a knight and a
+/// bishop rank alike and the attacker decides between them.
+fn victim_value(kind: PieceKind) -> i32 {
+    value(kind) / 100 * 100
+}
+
 /// Most valuable victim first; among equal victims, the least valuable attacker first.
 fn capture_score(board: &Board, mv: Move) -> i32 {
     let victim = if mv.is_en_passant() {
-        VICTIM_VALUE[PieceKind::Pawn.index()]
+        victim_value(PieceKind::Pawn)
     } else if mv.is_capture() {
-        VICTIM_VALUE[board.piece_at(mv.to()).kind().index()]
+        victim_value(board.piece_at(mv.to()).kind())
     } else {
         0
     };
-    let promotion = mv.promoted().map_or(0, |k| VICTIM_VALUE[k.index()]);
+    let promotion = mv.promoted().map_or(0, victim_value);
     victim * 8 + promotion - board.piece_at(mv.from()).kind().index() as i32
 }

@@ -4,11 +4,12 @@
 
 use crate::board::{Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
 
-/// Exchange values; the king's is large so that it is captured last and never profitably.
-const VALUE: [i32; 7] = [0, 100, 320, 330, 500, 950, 20000];
+/// Piece values for the search's material reasoning (exchanges, capture ordering), by
+/// `PieceKind::index`. The king's is large so that it is captured last and never profitably.
+pub const PIECE_VALUE: [i32; 7] = [0, 100, 320, 330, 500, 950, 20000];
 
-fn value(kind: PieceKind) -> i32 {
-    VALUE[kind.index()]
+pub fn value(kind: PieceKind) -> i32 {
+    PIECE_VALUE[kind.index()]
 }
 
 /// Whether `mv` wins at least `threshold` centipawns once the exchange it starts is played out,

@@ -8,10 +8,9 @@ const HEADER: &str = "\
 //! endgame) pairs in centipawns. Written by the tuner (`sentinel tune`, see the README).
 
 use super::score::S;
-use super::weights::WEIGHT_COUNT;
 
 #[rustfmt::skip]
-pub static WEIGHTS: [S; WEIGHT_COUNT] = [
+pub static WEIGHTS: &[S] = &[
 ";
 
 const PER_LINE: usize = 8;
