@@ -39,6 +39,6 @@ mod tests {
     /// a tuning run changes exactly the values it moved.
     #[test]
     fn rendering_the_current_weights_reproduces_params_rs() {
-        assert_eq!(render(&WEIGHTS), include_str!("../eval/params.rs"));
+        assert_eq!(render(WEIGHTS), include_str!("../eval/params.rs"));
     }
 }

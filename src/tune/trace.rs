@@ -130,10 +130,10 @@ mod tests {
         let mut pawns = PawnCache::new();
         for board in &boards {
             let trace = Trace::new(board);
-            let from_trace = trace.evaluate(&WEIGHTS) * board.side_to_move().sign();
+            let from_trace = trace.evaluate(WEIGHTS) * board.side_to_move().sign();
             assert_eq!(from_trace, evaluate(board, &mut pawns), "{}", board.to_fen());
             let exact = trace.evaluate_f64(&WEIGHTS.iter().map(|w| [w.mg() as f64, w.eg() as f64]).collect::<Vec<_>>());
-            assert!((exact - trace.evaluate(&WEIGHTS) as f64).abs() < 1.0, "{}", board.to_fen());
+            assert!((exact - trace.evaluate(WEIGHTS) as f64).abs() < 1.0, "{}", board.to_fen());
         }
     }
 

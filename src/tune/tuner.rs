@@ -299,7 +299,7 @@ pub fn run(options: &Options) -> Result<(), String> {
     );
     let held = ((samples.len() as f64 * options.holdout.clamp(0.0, 0.9)) as usize).min(samples.len() - 1);
     let (training, held_out) = samples.split_at(samples.len() - held);
-    let initial = to_f64(&WEIGHTS);
+    let initial = to_f64(WEIGHTS);
     let k = fit_k(training, &initial);
     let before = error(training, &initial, k, threads);
     eprintln!("tune: K = {k:.6}, error before {before:.7}");
@@ -353,7 +353,7 @@ mod tests {
             sample("2r3k1/pp3ppp/8/3N4/8/1P4P1/P4P1P/2R3K1 w - - 0 30", 0.0),
             sample("8/8/4kpp1/3p1b2/p6P/2B5/6P1/6K1 b - - 0 47", 0.5),
         ];
-        let weights = to_f64(&WEIGHTS);
+        let weights = to_f64(WEIGHTS);
         let k = 0.01;
         let (_, grad) = gradient(&samples, &weights, k, 2);
         let mut checked = 0;
@@ -382,7 +382,7 @@ mod tests {
             sample("r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7", 1.0),
             sample("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 0.5),
         ];
-        let weights = to_f64(&WEIGHTS);
+        let weights = to_f64(WEIGHTS);
         let mut centred = weights.clone();
         centre_piece_square_tables(&mut centred);
         for s in &samples {
