@@ -39,6 +39,10 @@ enum Command {
         /// With --epd, skip counts deeper than this.
         #[arg(long, value_name = "D", requires = "epd")]
         max_depth: Option<u32>,
+        /// Chess960: X-FEN castling letters mean the outermost rook, and castling is written
+        /// as the king taking its rook. FENs whose castling field names files imply it.
+        #[arg(long = "960")]
+        chess960: bool,
     },
     /// Search a fixed set of positions to a fixed depth; the last line is
     /// `<nodes> nodes <nps> nps`.
@@ -75,8 +79,10 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Perft { args, epd: None, .. }) => run_perft(&args),
-        Some(Command::Perft { epd: Some(file), max_depth, .. }) => run_perft_suite(&file, max_depth),
+        Some(Command::Perft { args, epd: None, chess960, .. }) => run_perft(&args, chess960),
+        Some(Command::Perft { epd: Some(file), max_depth, chess960, .. }) => {
+            run_perft_suite(&file, max_depth, chess960)
+        }
         Some(Command::Bench { depth }) => {
             bench::run(depth);
             Ok(ExitCode::SUCCESS)
@@ -95,13 +101,15 @@ fn main() -> ExitCode {
     })
 }
 
-/// Reads a position given as `startpos` or FEN words.
-fn parse_position(words: &[String]) -> Result<Board, String> {
+/// Reads a position given as `startpos` or FEN words; says whether it is Chess960 (asked for,
+/// or implied by a castling field that names files).
+fn parse_position(words: &[String], chess960: bool) -> Result<(Board, bool), String> {
     let text = words.join(" ");
     if text.trim() == "startpos" {
-        return Ok(Board::start_position());
+        return Ok((Board::start_position(), chess960));
     }
-    Board::from_fen(&text).map_err(|e| e.to_string())
+    let chess960 = chess960 || perft::names_rook_files(&text);
+    Board::parse_fen(&text, chess960).map(|board| (board, chess960)).map_err(|e| e.to_string())
 }
 
 /// How long `search` thinks when given no limit.
@@ -123,7 +131,7 @@ fn run_search(
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_perft(args: &[String]) -> Result<ExitCode, String> {
+fn run_perft(args: &[String], chess960: bool) -> Result<ExitCode, String> {
     let [position @ .., depth] = args else {
         return Err("usage: sentinel perft <startpos|FEN> <depth>".to_string());
     };
@@ -135,10 +143,10 @@ fn run_perft(args: &[String]) -> Result<ExitCode, String> {
         .ok()
         .filter(|d| (1..=20).contains(d))
         .ok_or_else(|| format!("depth must be a whole number from 1 to 20, got '{depth}'"))?;
-    let mut board = parse_position(position)?;
+    let (mut board, chess960) = parse_position(position, chess960)?;
     let start = Instant::now();
     let mut total = 0;
-    for (mv, nodes) in perft::divide(&mut board, depth) {
+    for (mv, nodes) in perft::divide(&mut board, depth, chess960) {
         println!("{mv}: {nodes}");
         total += nodes;
     }
@@ -147,15 +155,19 @@ fn run_perft(args: &[String]) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_perft_suite(file: &str, max_depth: Option<u32>) -> Result<ExitCode, String> {
+fn run_perft_suite(file: &str, max_depth: Option<u32>, chess960: bool) -> Result<ExitCode, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
     let mut entries = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let entry = perft::parse_suite_line(line).map_err(|e| format!("{file}:{}: {e}", number + 1))?;
         if let Some(entry) = entry {
-            let board = Board::from_fen(&entry.fen).map_err(|e| format!("{file}:{}: {e}", number + 1))?;
+            let chess960 = chess960 || perft::names_rook_files(&entry.fen);
+            let board = Board::parse_fen(&entry.fen, chess960).map_err(|e| format!("{file}:{}: {e}", number + 1))?;
             entries.push((board, entry));
         }
+    }
+    if entries.is_empty() {
+        return Err(format!("{file}: no positions to check"));
     }
     let start = Instant::now();
     let (mut checked, mut failed, mut nodes) = (0, 0, 0);

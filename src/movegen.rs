@@ -7,7 +7,7 @@
 //! generating moves at the last ply without making them, which this makes exact.
 
 use crate::board::{
-    Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, castle, dir, flag, is_knight_jump,
+    self, Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, dir, flag, is_knight_jump, right_index,
 };
 
 /// Which moves to generate: captures and queen promotions ("noisy", for quiescence search
@@ -132,8 +132,11 @@ impl MoveSink for MoveFinder {
     }
 }
 
-/// Parses a move in coordinate notation (`e2e4`, `e7e8q`, `e1g1`) and returns it only if it is
-/// legal here. Promotion letters are accepted in either case.
+/// Parses a move in coordinate notation (`e2e4`, `e7e8q`) and returns it only if it is legal
+/// here. Promotion letters are accepted in either case. Castling is accepted both as the king's
+/// move to its landing square (`e1g1`, UCI's standard form) and as the king taking its own rook
+/// (`e1h1`, the Chess960 form); where a Chess960 king's ordinary step has the same text as a
+/// castling move, the text means the step.
 pub fn parse_move(board: &Board, text: &str) -> Option<Move> {
     let text = text.trim();
     if !(4..=5).contains(&text.len()) || !text.is_ascii() {
@@ -148,7 +151,12 @@ pub fn parse_move(board: &Board, text: &str) -> Option<Move> {
             _ => return None,
         },
     };
-    legal_moves(board).iter().find(|m| m.from() == from && m.to() == to && m.promoted() == promoted)
+    let moves = legal_moves(board);
+    let candidates = || moves.iter().filter(|m| m.from() == from && m.promoted() == promoted);
+    candidates()
+        .find(|m| m.to() == to && !m.is_castle())
+        .or_else(|| candidates().find(|&m| m.is_castle() && board.castling_rook_square(m) == to))
+        .or_else(|| candidates().find(|m| m.is_castle() && m.to() == to))
 }
 
 /// The checking pieces and pins around the side to move's king.
@@ -432,24 +440,64 @@ fn king_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, in_check: b
     sideways_safe
 }
 
-/// Castling, given which of the king's sideways steps are safe (from `king_moves`): the king
-/// may not pass through or land on an attacked square, and the b-file square must be empty for
-/// the rook but may be attacked.
+/// Castling, for standard chess and Chess960 alike (see `board::Castling`): the squares
+/// between king and rook and their landing squares must be empty, and the king may not pass
+/// through or land on an attacked square. `sideways_safe` (from `king_moves`) already answers
+/// for the squares beside the king.
 #[inline(always)]
-fn castling_moves<S: MoveSink>(board: &Board, us: Color, [east_safe, west_safe]: [bool; 2], sink: &mut S) {
-    let (king_side, queen_side, king) = match us {
-        Color::White => (castle::WHITE_KING, castle::WHITE_QUEEN, Square::E1),
-        Color::Black => (castle::BLACK_KING, castle::BLACK_QUEEN, Square::E8),
-    };
-    let rights = board.castling_rights();
-    let empty = |step: i8| board.piece_at(king.offset(step)).is_empty();
-    let safe = |step: i8| !board.is_attacked_by(king.offset(step), !us);
-    if rights & king_side != 0 && east_safe && empty(2) && safe(2) {
-        sink.push(Move::new(king, king.offset(2), flag::KING_CASTLE));
+fn castling_moves<S: MoveSink>(board: &Board, us: Color, sideways_safe: [bool; 2], sink: &mut S) {
+    let rights = board.castling_rights() >> (2 * us.index());
+    if rights & 0b11 == 0 {
+        return;
     }
-    if rights & queen_side != 0 && west_safe && empty(-2) && empty(-3) && safe(-2) {
-        sink.push(Move::new(king, king.offset(-2), flag::QUEEN_CASTLE));
+    let table = board.castle_table();
+    let king = board.king_square(us);
+    for (king_side, move_flag) in [(true, flag::KING_CASTLE), (false, flag::QUEEN_CASTLE)] {
+        let index = right_index(us, king_side);
+        if rights & (1 << (index % 2)) == 0 {
+            continue;
+        }
+        let mut allowed = true;
+        for &sq in table.must_be_empty(index) {
+            allowed &= board.piece_at(sq).is_empty();
+        }
+        if !allowed {
+            continue;
+        }
+        let beside = king.offset(if king_side { dir::E } else { dir::W });
+        let beside_safe = sideways_safe[usize::from(!king_side)];
+        if table.rook_may_shield(index) {
+            allowed = king_path_is_safe_without_rook(board, us, index);
+        } else {
+            for &sq in table.king_path(index) {
+                // The empty square beside the king was judged by `king_moves` already.
+                let unsafe_here = if sq == beside && board.piece_at(sq).is_empty() {
+                    !beside_safe
+                } else {
+                    board.is_attacked_by(sq, !us)
+                };
+                if unsafe_here {
+                    allowed = false;
+                    break;
+                }
+            }
+        }
+        if allowed {
+            let (king_to, _) = board::Castling::landing(us, king_side);
+            sink.push(Move::new(king, king_to, move_flag));
+        }
     }
+}
+
+/// The king's castling path checked with the castling rook lifted off: in Chess960 the rook
+/// may stand between an attacker and the path, and it moves away. Rare, so kept out of line.
+#[cold]
+#[inline(never)]
+fn king_path_is_safe_without_rook(board: &Board, us: Color, index: usize) -> bool {
+    let table = board.castle_table();
+    let mut squares = *board.squares();
+    squares[table.rook_from(index)] = Piece::EMPTY;
+    table.king_path(index).iter().all(|&sq| !board.attacked_on(&squares, sq, !us))
 }
 
 #[inline(always)]

@@ -1,6 +1,6 @@
 //! Perft: counting the leaves of the legal move tree, the standard test of a move generator.
 
-use crate::board::{Board, Move};
+use crate::board::Board;
 use crate::movegen::{MoveList, count_legal_moves, generate, kind, legal_moves};
 
 /// Leaf nodes at `depth`. The last ply is counted, not played: the generator emits only legal
@@ -24,19 +24,27 @@ pub fn perft(board: &mut Board, depth: u32) -> u64 {
     nodes
 }
 
-/// Leaf counts below each root move, sorted by move text, for comparing with another engine.
-pub fn divide(board: &mut Board, depth: u32) -> Vec<(Move, u64)> {
-    let mut counts: Vec<(Move, u64)> = legal_moves(board)
+/// Leaf counts below each root move, by move text (castling in Chess960 form with
+/// `chess960`), sorted by that text, for comparing with another engine.
+pub fn divide(board: &mut Board, depth: u32, chess960: bool) -> Vec<(String, u64)> {
+    let mut counts: Vec<(String, u64)> = legal_moves(board)
         .iter()
         .map(|mv| {
+            let text = board.move_text(mv, chess960);
             board.make_move(mv);
             let nodes = perft(board, depth.saturating_sub(1));
             board.unmake_move();
-            (mv, nodes)
+            (text, nodes)
         })
         .collect();
-    counts.sort_by_key(|(mv, _)| mv.to_string());
+    counts.sort();
     counts
+}
+
+/// Whether a FEN's castling field names rook files (Shredder-FEN, `HAha`), which only Chess960
+/// needs.
+pub fn names_rook_files(fen: &str) -> bool {
+    fen.split_whitespace().nth(2).is_some_and(|field| field.chars().any(|c| matches!(c, 'a'..='h' | 'A'..='H')))
 }
 
 /// One line of a perft suite: `FEN ;D1 20 ;D2 400 ...`.

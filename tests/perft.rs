@@ -76,6 +76,29 @@ fn edge_case_suite_passes() {
 }
 
 #[test]
+fn chess960_suite_passes() {
+    assert_suite_passes("chess960.epd", 5);
+}
+
+/// Chess960 castling is written as the king taking its own rook, also when the king does not
+/// move (g1) or moves one square; standard chess keeps the king's two-square move.
+#[test]
+fn castling_is_written_in_the_notation_of_the_variant() {
+    let moves = |args: &[&str]| -> Vec<String> {
+        let output = sentinel(args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output).lines().filter_map(|l| l.split_once(": ").map(|(mv, _)| mv.to_string())).collect()
+    };
+    let shredder = moves(&["perft", "2k5/8/8/8/8/8/8/1RK3R1 w GB - 0 1", "1"]);
+    assert!(shredder.contains(&"c1b1".to_string()) && shredder.contains(&"c1g1".to_string()), "{shredder:?}");
+    let x_fen = moves(&["perft", "--960", "4k3/8/8/8/8/8/8/R5KR w KQ - 0 1", "1"]);
+    assert!(x_fen.contains(&"g1h1".to_string()) && x_fen.contains(&"g1a1".to_string()), "{x_fen:?}");
+    let standard = moves(&["perft", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "1"]);
+    assert!(standard.contains(&"e1g1".to_string()) && standard.contains(&"e1c1".to_string()), "{standard:?}");
+    assert!(!standard.contains(&"e1h1".to_string()), "{standard:?}");
+}
+
+#[test]
 fn perft_prints_each_root_move_then_the_total() {
     let output = sentinel(&["perft", "startpos", "3"]);
     assert!(output.status.success(), "{}", stderr(&output));
@@ -112,7 +135,7 @@ fn bad_arguments_exit_with_code_2_and_a_message() {
     let malformed = TempFile::new("malformed.epd", "8/8/8/4k3/8/8/8/4K3 w - - 0 1 ;D1 5\nstartpos ;D1 twenty\n");
     let bad_fen = TempFile::new("bad-fen.epd", "8/8/8/8/8/8/8/8 w - - 0 1 ;D1 0\n");
     let missing = std::env::temp_dir().join("sentinel-no-such-dir/none.epd");
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
         (&["perft"], "usage: sentinel perft"),
         (&["perft", "startpos"], "usage: sentinel perft"),
         (&["perft", "startpos", "0"], "depth must be a whole number from 1 to 20, got '0'"),
@@ -122,6 +145,7 @@ fn bad_arguments_exit_with_code_2_and_a_message() {
         (&["perft", "--epd", malformed.path()], ":2: 'D1 twenty' is not of the form 'D<depth> <count>'"),
         (&["perft", "--epd", bad_fen.path()], ":1: invalid FEN: white has no king"),
         (&["perft", "--max-depth", "3"], "--epd"),
+        (&["perft", "--epd", "/dev/null"], "no positions to check"),
     ];
     for (args, message) in cases {
         let output = sentinel(args);

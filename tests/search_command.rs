@@ -37,7 +37,7 @@ fn mated_position_has_no_move() {
 
 #[test]
 fn bad_fen_is_a_usage_error() {
-    let (code, stdout, stderr) = run(&["search", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e5 0 1"]);
+    let (code, stdout, stderr) = run(&["search", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1"]);
     assert_eq!(code, Some(2));
     assert!(stdout.is_empty(), "{stdout}");
     assert!(stderr.contains("invalid FEN") && stderr.contains("en passant"), "{stderr}");

@@ -2,7 +2,7 @@
 //! accepts is one the move generator can handle: a malformed FEN is an error saying what is
 //! wrong and where, never a panic or a corrupt board.
 
-use super::{Board, Color, Piece, PieceKind, Square, castle};
+use super::{Board, Color, Piece, PieceKind, Square, right_index};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,18 +20,21 @@ fn error<T>(message: impl Into<String>) -> Result<T, FenError> {
     Err(FenError(message.into()))
 }
 
-/// Each castling right, its FEN letter, and the squares its king and rook must stand on.
-const CASTLING: [(u8, char, Square, Square); 4] = [
-    (castle::WHITE_KING, 'K', Square::E1, Square::H1),
-    (castle::WHITE_QUEEN, 'Q', Square::E1, Square::A1),
-    (castle::BLACK_KING, 'k', Square::E8, Square::H8),
-    (castle::BLACK_QUEEN, 'q', Square::E8, Square::A8),
-];
-
 impl Board {
-    /// Parses a FEN. The halfmove clock and fullmove number may be left out (they default to
-    /// 0 and 1), as many tools write only the first four fields.
+    /// Parses a FEN of standard chess. The halfmove clock and fullmove number may be left out
+    /// (they default to 0 and 1), as many tools write only the first four fields.
     pub fn from_fen(fen: &str) -> Result<Board, FenError> {
+        Board::parse_fen(fen, false)
+    }
+
+    /// Parses a FEN of standard chess or, with `chess960`, of Chess960, whose castling field
+    /// may name rooks by file (Shredder-FEN `HAha`) as well as by side (X-FEN `KQkq`: the
+    /// outermost rook on that side of the king).
+    ///
+    /// Rights that the position cannot have (no king or rook on its square: FENs written by
+    /// hand or by careless tools carry such stale rights) are dropped, as are en passant squares
+    /// that no two-square advance left behind; what is malformed is an error.
+    pub fn parse_fen(fen: &str, chess960: bool) -> Result<Board, FenError> {
         let fields: Vec<&str> = fen.split_whitespace().collect();
         if fields.len() < 4 {
             return error(format!(
@@ -49,7 +52,7 @@ impl Board {
             "b" => Color::Black,
             other => return error(format!("side to move must be 'w' or 'b', found '{other}'")),
         };
-        board.parse_castling(fields[2])?;
+        board.parse_castling(fields[2], chess960)?;
         board.parse_en_passant(fields[3])?;
         if let Some(text) = fields.get(4) {
             board.halfmove_clock = parse_counter(text, "halfmove clock")?;
@@ -129,27 +132,48 @@ impl Board {
         Ok(())
     }
 
-    fn parse_castling(&mut self, text: &str) -> Result<(), FenError> {
+    fn parse_castling(&mut self, text: &str, chess960: bool) -> Result<(), FenError> {
         if text == "-" {
             return Ok(());
         }
+        let mut seen = String::new();
         for c in text.chars() {
-            let Some(&(right, _, king_sq, rook_sq)) = CASTLING.iter().find(|entry| entry.1 == c) else {
-                return error(format!("'{c}' in the castling field '{text}' is not one of K, Q, k, q or -"));
-            };
-            if self.castling & right != 0 {
+            if seen.contains(c) {
                 return error(format!("castling field '{text}' repeats '{c}'"));
             }
+            seen.push(c);
             let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
-            if self.squares[king_sq] != Piece::new(color, PieceKind::King)
-                || self.squares[rook_sq] != Piece::new(color, PieceKind::Rook)
-            {
+            let back_rank = if color == Color::White { 0 } else { 7 };
+            let king = self.king_square(color);
+            let rook = Piece::new(color, PieceKind::Rook);
+            let rook_on = |file: u8| self.squares[Square::new(file, back_rank)] == rook;
+            let file = match c.to_ascii_lowercase() {
+                'k' => (king.file() + 1..8).rev().find(|&f| rook_on(f)),
+                'q' => (0..king.file()).find(|&f| rook_on(f)),
+                letter @ 'a'..='h' => Some(letter as u8 - b'a').filter(|&f| rook_on(f)),
+                _ => {
+                    return error(format!(
+                        "'{c}' in the castling field '{text}' is not one of K, Q, k, q, a file letter or -"
+                    ));
+                }
+            };
+            let Some(file) = file.filter(|&f| king.rank() == back_rank && f != king.file()) else {
+                continue;
+            };
+            // Standard chess castles only from the e-file with the corner rooks.
+            if !chess960 && (king.file() != 4 || !matches!(file, 0 | 7)) {
+                continue;
+            }
+            let king_side = file > king.file();
+            let index = right_index(color, king_side);
+            if self.castling & (1 << index) != 0 {
                 return error(format!(
-                    "castling right '{c}' needs the {} king on {king_sq} and rook on {rook_sq}",
+                    "castling field '{text}' gives {} two rooks to castle with on one side",
                     name(color)
                 ));
             }
-            self.castling |= right;
+            self.castle_table.add(index, king, Square::new(file, back_rank));
+            self.castling |= 1 << index;
         }
         Ok(())
     }
@@ -164,17 +188,13 @@ impl Board {
         let mover = !self.side;
         let pushed_to = sq.offset(mover.forward());
         let pushed_from = sq.offset(-mover.forward());
-        if sq.relative_rank(mover) != 2
-            || self.squares[pushed_to] != Piece::new(mover, PieceKind::Pawn)
-            || !self.squares[sq].is_empty()
-            || !self.squares[pushed_from].is_empty()
-        {
-            return error(format!(
-                "en passant square {text} does not follow a two-square advance of a {} pawn",
-                name(mover)
-            ));
+        let pushed = sq.relative_rank(mover) == 2
+            && self.squares[pushed_to] == Piece::new(mover, PieceKind::Pawn)
+            && self.squares[sq].is_empty()
+            && self.squares[pushed_from].is_empty();
+        if pushed {
+            self.en_passant = sq;
         }
-        self.en_passant = sq;
         Ok(())
     }
 
@@ -202,14 +222,35 @@ impl Board {
             }
         }
         fen.push_str(if self.side == Color::White { " w " } else { " b " });
-        let rights: String = CASTLING.iter().filter(|e| self.castling & e.0 != 0).map(|e| e.1).collect();
-        fen.push_str(if rights.is_empty() { "-" } else { &rights });
+        fen.push_str(&self.castling_field());
         match self.en_passant() {
             Some(sq) => fen.push_str(&format!(" {sq}")),
             None => fen.push_str(" -"),
         }
         fen.push_str(&format!(" {} {}", self.halfmove_clock, self.fullmove_number));
         fen
+    }
+}
+
+impl Board {
+    /// The FEN castling field: X-FEN, which is the standard field in standard chess (`KQkq`
+    /// for the outermost rooks, the file letter for an inner one in Chess960).
+    fn castling_field(&self) -> String {
+        let mut field = String::new();
+        for index in 0..4 {
+            if self.castling & (1 << index) == 0 {
+                continue;
+            }
+            let color = if index < 2 { Color::White } else { Color::Black };
+            let rooks = self.pieces(color, PieceKind::Rook);
+            let letter = if self.castle_table.is_outermost(index, rooks) {
+                if index & 1 == 0 { 'k' } else { 'q' }
+            } else {
+                (b'a' + self.castle_table.rook_from(index).file()) as char
+            };
+            field.push(if color == Color::White { letter.to_ascii_uppercase() } else { letter });
+        }
+        if field.is_empty() { "-".to_string() } else { field }
     }
 }
 
@@ -228,6 +269,8 @@ fn parse_counter(text: &str, what: &str) -> Result<u16, FenError> {
 mod tests {
     use super::*;
 
+    const START_FEN_NO_COUNTERS: &str = super::super::START_FEN;
+
     #[test]
     fn round_trips() {
         let fens = [
@@ -241,6 +284,52 @@ mod tests {
         for fen in fens {
             assert_eq!(Board::from_fen(fen).unwrap().to_fen(), fen);
         }
+    }
+
+    /// Rights the position cannot have and en passant squares no pawn left behind are dropped,
+    /// as Stockfish and python-chess do: GUIs and PGN files write such FENs.
+    #[test]
+    fn impossible_castling_rights_and_en_passant_squares_are_cleaned() {
+        let cases = [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Qkq - 0 1",
+            ),
+            ("r3k2r/8/8/8/8/8/8/R4K1R w KQkq - 0 1", "r3k2r/8/8/8/8/8/8/R4K1R w kq - 0 1"),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1", START_FEN_NO_COUNTERS),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1", START_FEN_NO_COUNTERS),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1", START_FEN_NO_COUNTERS),
+        ];
+        for (fen, cleaned) in cases {
+            assert_eq!(Board::from_fen(fen).unwrap().to_fen(), cleaned, "{fen}");
+        }
+    }
+
+    /// Chess960 castling fields: file letters (Shredder-FEN) and X-FEN letters both name rooks,
+    /// written back as X-FEN (a letter for the outermost rook, the file for an inner one).
+    #[test]
+    fn chess960_castling_fields() {
+        let cases = [
+            (
+                "qbrkbnrn/pppppppp/8/8/8/8/PPPPPPPP/QBRKBNRN w GCgc - 0 1",
+                "qbrkbnrn/pppppppp/8/8/8/8/PPPPPPPP/QBRKBNRN w KQkq - 0 1",
+            ),
+            ("1r2k1rr/8/8/8/8/8/8/1R2K1RR w GBgb - 0 1", "1r2k1rr/8/8/8/8/8/8/1R2K1RR w GQgq - 0 1"),
+            ("1r2k1rr/8/8/8/8/8/8/1R2K1RR w KQ - 0 1", "1r2k1rr/8/8/8/8/8/8/1R2K1RR w KQ - 0 1"),
+        ];
+        for (fen, written) in cases {
+            let board = Board::parse_fen(fen, true).unwrap();
+            assert_eq!(board.to_fen(), written, "{fen}");
+            assert_eq!(Board::parse_fen(written, true).unwrap().key(), board.key(), "{fen}");
+        }
+        // The same pieces with the inner or the outer rook allowed to castle hash differently.
+        let inner = Board::parse_fen("1r2k1rr/8/8/8/8/8/8/1R2K1RR w G - 0 1", true).unwrap();
+        let outer = Board::parse_fen("1r2k1rr/8/8/8/8/8/8/1R2K1RR w H - 0 1", true).unwrap();
+        assert_ne!(inner.key(), outer.key());
+        let error = Board::parse_fen("4k3/8/8/8/8/8/8/R3K1RR w GH - 0 1", true).err().unwrap();
+        assert!(error.to_string().contains("gives white two rooks to castle with on one side"), "{error}");
+        // Standard chess has no castling with a king off the e-file.
+        assert_eq!(Board::from_fen("1r2k1rr/8/8/8/8/8/8/1RK3RR w G - 0 1").unwrap().castling_rights(), 0);
     }
 
     #[test]
@@ -272,16 +361,7 @@ mod tests {
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", "side to move must be 'w' or 'b'"),
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkx - 0 1", "'x' in the castling field"),
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KKkq - 0 1", "repeats 'K'"),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1",
-                "castling right 'K' needs the white king on e1 and rook on h1",
-            ),
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1", "en passant square 'e9' is not a square"),
-            (
-                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1",
-                "does not follow a two-square advance of a black pawn",
-            ),
-            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1", "does not follow a two-square advance"),
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1", "halfmove clock 'x'"),
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 -3", "fullmove number '-3'"),
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 99999 1", "halfmove clock '99999'"),

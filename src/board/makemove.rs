@@ -2,32 +2,33 @@
 //! squares the move changes and never allocate (the undo stack is reserved up front).
 
 use super::zobrist::KEYS;
-use super::{Board, Undo, castle};
-use super::{Color, Move, Piece, PieceKind, Square, SquareMap, flag};
-
-/// Castling rights that survive a move touching each square: moving or capturing on a king or
-/// rook home square clears the rights that depend on it.
-static CASTLING_KEPT: SquareMap<u8> = {
-    let mut kept = SquareMap::filled(0b1111);
-    kept.0[Square::A1.0 as usize] = !castle::WHITE_QUEEN & 0b1111;
-    kept.0[Square::E1.0 as usize] = !(castle::WHITE_KING | castle::WHITE_QUEEN) & 0b1111;
-    kept.0[Square::H1.0 as usize] = !castle::WHITE_KING & 0b1111;
-    kept.0[Square::A8.0 as usize] = !castle::BLACK_QUEEN & 0b1111;
-    kept.0[Square::E8.0 as usize] = !(castle::BLACK_KING | castle::BLACK_QUEEN) & 0b1111;
-    kept.0[Square::H8.0 as usize] = !castle::BLACK_KING & 0b1111;
-    kept
-};
-
-/// The rook's journey for a castling move, given the king's origin and the move flag.
-fn castling_rook(king_from: Square, mv_flag: u16) -> (Square, Square) {
-    if mv_flag == flag::KING_CASTLE {
-        (king_from.offset(3), king_from.offset(1))
-    } else {
-        (king_from.offset(-4), king_from.offset(-1))
-    }
-}
+use super::{Board, Castling, Undo, right_index};
+use super::{Color, Move, Piece, PieceKind, Square, flag};
 
 impl Board {
+    /// The square of the rook a castling move castles with.
+    pub fn castling_rook_square(&self, mv: Move) -> Square {
+        self.castling_rook(self.side, mv).0
+    }
+
+    /// A move in coordinate notation: castling as the king's move to its landing square
+    /// (`e1g1`), or with `chess960` as the king taking its own rook (`e1h1`), the form Chess960
+    /// needs because there the king may not move at all, or only one square.
+    pub fn move_text(&self, mv: Move, chess960: bool) -> String {
+        if chess960 && mv.is_castle() {
+            format!("{}{}", mv.from(), self.castling_rook_square(mv))
+        } else {
+            mv.to_string()
+        }
+    }
+
+    /// The rook's journey when `us` castles with `mv`.
+    #[inline]
+    fn castling_rook(&self, us: Color, mv: Move) -> (Square, Square) {
+        let king_side = mv.flag() == flag::KING_CASTLE;
+        (self.castle_table.rook_from(right_index(us, king_side)), Castling::landing(us, king_side).1)
+    }
+
     /// Plays a legal move (one from the move generator).
     #[inline(always)]
     pub fn make_move(&mut self, mv: Move) {
@@ -43,23 +44,25 @@ impl Board {
             self.remove_piece(captured_square);
             self.halfmove_clock = 0;
         }
-        self.move_piece(from, to);
-        if self.squares[to].is_kind(PieceKind::Pawn) {
-            self.halfmove_clock = 0;
-            if mv.flag() == flag::DOUBLE_PUSH {
-                self.en_passant = from.offset(us.forward());
-            } else if let Some(kind) = mv.promoted() {
-                self.remove_piece(to);
-                self.add_piece(to, Piece::new(us, kind));
+        if mv.is_castle() {
+            let (rook_from, rook_to) = self.castling_rook(us, mv);
+            self.shift_pair::<true>([from, rook_from], [to, rook_to]);
+        } else {
+            self.move_piece(from, to);
+            if self.squares[to].is_kind(PieceKind::Pawn) {
+                self.halfmove_clock = 0;
+                if mv.flag() == flag::DOUBLE_PUSH {
+                    self.en_passant = from.offset(us.forward());
+                } else if let Some(kind) = mv.promoted() {
+                    self.remove_piece(to);
+                    self.add_piece(to, Piece::new(us, kind));
+                }
             }
-        } else if mv.is_castle() {
-            let (rook_from, rook_to) = castling_rook(from, mv.flag());
-            self.move_piece(rook_from, rook_to);
         }
 
-        let castling = self.castling & CASTLING_KEPT[from] & CASTLING_KEPT[to];
+        let castling = self.castle_table.after_move(self.castling, from, to);
         if castling != self.castling {
-            self.key ^= KEYS.castling[self.castling as usize] ^ KEYS.castling[castling as usize];
+            self.key ^= self.castle_table.key(self.castling) ^ self.castle_table.key(castling);
             self.castling = castling;
         }
         if us == Color::Black {
@@ -89,10 +92,11 @@ impl Board {
             self.take_piece::<false>(to);
             self.put_piece::<false>(to, Piece::new(us, PieceKind::Pawn));
         }
-        self.shift_piece::<false>(to, from);
         if mv.is_castle() {
-            let (rook_from, rook_to) = castling_rook(from, mv.flag());
-            self.shift_piece::<false>(rook_to, rook_from);
+            let (rook_from, rook_to) = self.castling_rook(us, mv);
+            self.shift_pair::<false>([to, rook_to], [from, rook_from]);
+        } else {
+            self.shift_piece::<false>(to, from);
         }
         if mv.is_capture() {
             let captured_square = if mv.is_en_passant() { to.offset(-us.forward()) } else { to };

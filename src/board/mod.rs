@@ -2,6 +2,7 @@
 //! Zobrist key, and an undo stack so moves can be taken back without copying the board.
 
 mod attacks;
+mod castling;
 mod fen;
 mod makemove;
 mod moves;
@@ -9,6 +10,7 @@ mod types;
 mod zobrist;
 
 pub use attacks::is_knight_jump;
+pub use castling::{Castling, right_index};
 pub use fen::FenError;
 pub use moves::{Move, flag};
 pub use types::{Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
@@ -28,14 +30,6 @@ pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq 
 /// Most pieces of one kind and colour a legal position can hold: two knights and eight
 /// promoted pawns.
 const MAX_OF_A_KIND: usize = 10;
-
-/// Castling rights as a bit set.
-pub mod castle {
-    pub const WHITE_KING: u8 = 1;
-    pub const WHITE_QUEEN: u8 = 2;
-    pub const BLACK_KING: u8 = 4;
-    pub const BLACK_QUEEN: u8 = 8;
-}
 
 /// What make_move cannot recompute when the move is taken back.
 #[derive(Clone, Copy, Debug)]
@@ -57,7 +51,10 @@ pub struct Board {
     lists: [[Square; MAX_OF_A_KIND]; Piece::COUNT],
     counts: [u8; Piece::COUNT],
     side: Color,
+    /// The castling rights still held, as `castle` bits.
     castling: u8,
+    /// Where each right's king and rook stand and go (see `castling`).
+    castle_table: Castling,
     /// The square a pawn just passed over, as FEN records it (even when no capture is possible).
     en_passant: Square,
     halfmove_clock: u16,
@@ -85,6 +82,7 @@ impl Board {
             counts: [0; Piece::COUNT],
             side: Color::White,
             castling: 0,
+            castle_table: Castling::none(),
             en_passant: Square::NONE,
             halfmove_clock: 0,
             fullmove_number: 1,
@@ -112,6 +110,12 @@ impl Board {
     #[inline]
     pub fn castling_rights(&self) -> u8 {
         self.castling
+    }
+
+    /// The squares of the castling rights this game started with.
+    #[inline]
+    pub fn castle_table(&self) -> &Castling {
+        &self.castle_table
     }
 
     #[inline]
@@ -291,6 +295,25 @@ impl Board {
         }
     }
 
+    /// Moves two pieces at once, each keeping its piece-list slot: king and rook when castling,
+    /// whose squares may overlap in Chess960 (a king on f1 and a rook on g1 trade places).
+    #[inline(always)]
+    fn shift_pair<const KEY: bool>(&mut self, from: [Square; 2], to: [Square; 2]) {
+        let pieces = [self.squares[from[0]], self.squares[from[1]]];
+        let slots = [self.list_slot[from[0]], self.list_slot[from[1]]];
+        self.squares[from[0]] = Piece::EMPTY;
+        self.squares[from[1]] = Piece::EMPTY;
+        for i in 0..2 {
+            let p = pieces[i].index();
+            self.squares[to[i]] = pieces[i];
+            self.lists[p][slots[i] as usize] = to[i];
+            self.list_slot[to[i]] = slots[i];
+            if KEY {
+                self.key ^= KEYS.pieces[p][from[i].0 as usize] ^ KEYS.pieces[p][to[i].0 as usize];
+            }
+        }
+    }
+
     /// The pawn key computed from scratch.
     fn compute_pawn_key(&self) -> u64 {
         Color::BOTH
@@ -308,7 +331,7 @@ impl Board {
                 key ^= KEYS.pieces[piece.index()][sq.0 as usize];
             }
         }
-        key ^= KEYS.castling[self.castling as usize];
+        key ^= self.castle_table.key(self.castling);
         if self.side == Color::Black {
             key ^= KEYS.black_to_move;
         }

@@ -165,11 +165,11 @@ pub mod dir {
 
 impl Square {
     pub const NONE: Square = Square(0);
+    #[cfg(test)]
     pub const A1: Square = Square(21);
+    #[cfg(test)]
     pub const E1: Square = Square(25);
-    pub const H1: Square = Square(28);
-    pub const A8: Square = Square(91);
-    pub const E8: Square = Square(95);
+    #[cfg(test)]
     pub const H8: Square = Square(98);
 
     /// `file` and `rank` count from 0 (a-file, first rank).

@@ -10,6 +10,9 @@ pub struct Keys {
     pub castling: [u64; 16],
     pub en_passant_file: [u64; 8],
     pub black_to_move: u64,
+    /// By castling right and rook file: added for rights whose rook is not on the a- or
+    /// h-file (Chess960), so that which rook may castle is part of the key.
+    pub castling_rook_file: [[u64; 8]; 4],
 }
 
 const SEED: u64 = 0x05E7_1E1C_4E55;
@@ -25,8 +28,13 @@ const fn next(state: &mut u64) -> u64 {
 
 pub static KEYS: Keys = {
     let mut state = SEED;
-    let mut keys =
-        Keys { pieces: [[0; 128]; Piece::COUNT], castling: [0; 16], en_passant_file: [0; 8], black_to_move: 0 };
+    let mut keys = Keys {
+        pieces: [[0; 128]; Piece::COUNT],
+        castling: [0; 16],
+        en_passant_file: [0; 8],
+        black_to_move: 0,
+        castling_rook_file: [[0; 8]; 4],
+    };
     let mut piece = 0;
     while piece < Piece::COUNT {
         let mut sq = 0;
@@ -47,6 +55,12 @@ pub static KEYS: Keys = {
         i += 1;
     }
     keys.black_to_move = next(&mut state);
+    // Drawn last, so that the keys above are those of the engine before Chess960.
+    i = 0;
+    while i < 32 {
+        keys.castling_rook_file[i / 8][i % 8] = next(&mut state);
+        i += 1;
+    }
     keys
 };
 
@@ -60,6 +74,7 @@ mod tests {
         all.extend(KEYS.castling);
         all.extend(KEYS.en_passant_file);
         all.push(KEYS.black_to_move);
+        all.extend(KEYS.castling_rook_file.iter().flatten());
         let count = all.len();
         all.sort_unstable();
         all.dedup();
