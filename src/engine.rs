@@ -3,8 +3,8 @@
 //! `EngineCommand`s, and the search's reports come back tagged with the `SearchId` of the
 //! search that made them, so a protocol can tell a current search from one it abandoned.
 
-use crate::board::{Board, Color, FenError, Move, START_FEN};
-use crate::movegen::{legal_moves, parse_move};
+use crate::board::{Board, FenError, GameEnd, Move, START_FEN};
+use crate::movegen::parse_move;
 use crate::search::{
     DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, Limits, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_THREADS, Report, Searcher,
 };
@@ -153,7 +153,7 @@ impl Engine {
 
     /// Whether the game has ended in the current position, and how.
     pub fn game_over(&self) -> Option<GameEnd> {
-        game_over(&self.board)
+        self.board.game_end()
     }
 
     /// Carries out one command. Commands that change the game or the search's tables first end
@@ -247,55 +247,6 @@ fn check_range(option: &'static str, value: u64, min: u64, max: u64) -> Result<(
     if (min..=max).contains(&value) { Ok(()) } else { Err(EngineError::OutOfRange { option, value, min, max }) }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameResult {
-    WhiteWins,
-    BlackWins,
-    Draw,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EndReason {
-    Checkmate,
-    Stalemate,
-    FiftyMoveRule,
-    ThreefoldRepetition,
-    InsufficientMaterial,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GameEnd {
-    pub result: GameResult,
-    pub reason: EndReason,
-}
-
-/// Whether the game is over in this position, by the rules a player may claim or that end it
-/// at once. Mate and stalemate come first: a move that mates ends the game even when it is
-/// also the hundredth half-move without a capture or pawn move.
-pub fn game_over(board: &Board) -> Option<GameEnd> {
-    let draw = |reason| Some(GameEnd { result: GameResult::Draw, reason });
-    if legal_moves(board).is_empty() {
-        if !board.in_check() {
-            return draw(EndReason::Stalemate);
-        }
-        let result = match board.side_to_move() {
-            Color::White => GameResult::BlackWins,
-            Color::Black => GameResult::WhiteWins,
-        };
-        return Some(GameEnd { result, reason: EndReason::Checkmate });
-    }
-    if board.halfmove_clock() >= 100 {
-        return draw(EndReason::FiftyMoveRule);
-    }
-    if board.occurrences() >= 3 {
-        return draw(EndReason::ThreefoldRepetition);
-    }
-    if board.has_insufficient_material() {
-        return draw(EndReason::InsufficientMaterial);
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,12 +259,6 @@ mod tests {
 
     fn position(fen: &str, moves: &[&str]) -> EngineCommand {
         EngineCommand::SetPosition { fen: Some(fen.to_string()), moves: moves.iter().map(|m| m.to_string()).collect() }
-    }
-
-    fn end_of(fen: &str, moves: &[&str]) -> Option<GameEnd> {
-        let (mut engine, _) = engine();
-        engine.execute(position(fen, moves)).unwrap();
-        engine.game_over()
     }
 
     #[test]
@@ -363,30 +308,5 @@ mod tests {
         assert!(engine.execute(EngineCommand::SetOption(EngineOption::Threads(MAX_THREADS + 1))).is_err());
         engine.execute(EngineCommand::SetOption(EngineOption::Hash(1))).unwrap();
         assert_eq!(engine.options().hash_mb, 1);
-    }
-
-    #[test]
-    fn game_endings() {
-        let draw = |reason| Some(GameEnd { result: GameResult::Draw, reason });
-        assert_eq!(end_of(START_FEN, &["e2e4"]), None);
-        assert_eq!(
-            end_of(START_FEN, &["f2f3", "e7e5", "g2g4", "d8h4"]),
-            Some(GameEnd { result: GameResult::BlackWins, reason: EndReason::Checkmate })
-        );
-        assert_eq!(
-            end_of("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", &["a1a8"]),
-            Some(GameEnd { result: GameResult::WhiteWins, reason: EndReason::Checkmate })
-        );
-        assert_eq!(end_of("7k/8/6Q1/8/8/8/8/K7 w - - 0 1", &["g6f7"]), draw(EndReason::Stalemate));
-        assert_eq!(end_of("7k/8/8/8/8/8/R7/K7 w - - 99 80", &["a2b2"]), draw(EndReason::FiftyMoveRule));
-        let knights = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"];
-        assert_eq!(end_of(START_FEN, &knights), None);
-        assert_eq!(end_of(START_FEN, &[&knights[..], &["f6g8"]].concat()), draw(EndReason::ThreefoldRepetition));
-        assert_eq!(end_of("8/8/8/8/8/8/5n2/4K2k w - - 0 1", &["e1f2"]), draw(EndReason::InsufficientMaterial));
-        // Mate on the hundredth half-move is still mate.
-        assert_eq!(
-            end_of("6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 80", &["a1a8"]),
-            Some(GameEnd { result: GameResult::WhiteWins, reason: EndReason::Checkmate })
-        );
     }
 }

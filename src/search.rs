@@ -283,7 +283,7 @@ impl<'a> Worker<'a> {
 
         let in_check = self.board.in_check();
         if !root {
-            if self.is_draw(ply, in_check) {
+            if self.board.is_draw_in_search(ply, in_check) {
                 return DRAW;
             }
             if ply >= MAX_PLY {
@@ -569,15 +569,6 @@ impl<'a> Worker<'a> {
             Some(e) if e.eval != NO_EVAL => e.eval,
             _ => evaluate(&self.board, &mut self.state.pawns),
         }
-    }
-
-    /// Draws by rule: repetition (see `Board::is_repetition`), the fifty-move rule (unless
-    /// the last move mated), and material with which nobody can mate.
-    fn is_draw(&self, ply: usize, in_check: bool) -> bool {
-        if self.board.halfmove_clock() >= 100 {
-            return !in_check || !legal_moves(&self.board).is_empty();
-        }
-        self.board.is_repetition(ply) || self.board.has_insufficient_material()
     }
 
     fn store(&self, mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, ply: usize) {

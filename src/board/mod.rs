@@ -6,6 +6,7 @@ mod castling;
 mod fen;
 mod makemove;
 mod moves;
+mod rules;
 mod types;
 mod zobrist;
 
@@ -13,6 +14,7 @@ pub use attacks::is_knight_jump;
 pub use castling::{Castling, right_index};
 pub use fen::FenError;
 pub use moves::{Move, flag};
+pub use rules::{EndReason, GameEnd, GameResult};
 pub use types::{Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
 
 use zobrist::KEYS;

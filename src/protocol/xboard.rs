@@ -9,7 +9,8 @@
 
 use super::{Event, Output, Protocol, split_command};
 use crate::board::{Color, Move};
-use crate::engine::{EndReason, Engine, EngineCommand, EngineOption, GameResult, Outcome, SearchId};
+use crate::board::{EndReason, GameResult};
+use crate::engine::{Engine, EngineCommand, EngineOption, Outcome, SearchId};
 use crate::movegen::legal_moves;
 use crate::search::{
     Bound, Clock, DEFAULT_MOVE_OVERHEAD_MS, Info, Limits, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_THREADS, Report, Score,

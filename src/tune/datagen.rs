@@ -8,9 +8,8 @@
 //! threads (only the order of the games in the file changes). A run appends to an existing
 //! file, so a stopped run is continued by starting another with a new seed.
 
-use super::packed::{self, Outcome, Record};
-use crate::board::{Board, Move};
-use crate::engine::{GameResult, game_over};
+use super::packed::{self, Record};
+use crate::board::{Board, GameResult, Move};
 use crate::movegen::legal_moves;
 use crate::search::{Limits, Report, Score, Searcher};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
@@ -50,7 +49,7 @@ pub struct Options {
 }
 
 pub struct Game {
-    pub result: Outcome,
+    pub result: GameResult,
     pub plies: u32,
     /// The sampled quiet positions, labelled with the result.
     pub samples: Vec<Record>,
@@ -129,9 +128,9 @@ pub fn run(options: &Options) -> Result<Summary, String> {
                     s.positions += game.samples.len() as u64;
                     s.plies += game.plies as u64;
                     match game.result {
-                        Outcome::WhiteWins => s.white_wins += 1,
-                        Outcome::BlackWins => s.black_wins += 1,
-                        Outcome::Draw => s.draws += 1,
+                        GameResult::WhiteWins => s.white_wins += 1,
+                        GameResult::BlackWins => s.black_wins += 1,
+                        GameResult::Draw => s.draws += 1,
                     }
                     let mut last = last_report.lock().unwrap();
                     if last.elapsed() >= Duration::from_secs(30) {
@@ -229,15 +228,11 @@ pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options,
     let mut plies = 0;
     let result = loop {
         let us = board.side_to_move();
-        if let Some(end) = game_over(&board) {
-            break match end.result {
-                GameResult::WhiteWins => Outcome::WhiteWins,
-                GameResult::BlackWins => Outcome::BlackWins,
-                GameResult::Draw => Outcome::Draw,
-            };
+        if let Some(end) = board.game_end() {
+            break end.result;
         }
         if plies >= MAX_PLIES {
-            break Outcome::Draw;
+            break GameResult::Draw;
         }
         let (best, score) = search(searcher, &board, options);
         let best = best.expect("a position with legal moves has a best move");
@@ -255,13 +250,13 @@ pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options,
         };
         streak = if winner != 0 && winner == streak.0 { (winner, streak.1 + 1) } else { (winner, 1) };
         if streak.0 != 0 && streak.1 >= WIN_PLIES {
-            break if streak.0 > 0 { Outcome::WhiteWins } else { Outcome::BlackWins };
+            break if streak.0 > 0 { GameResult::WhiteWins } else { GameResult::BlackWins };
         }
         let quiet = !board.in_check() && !best.is_noisy() && matches!(score, Some(Score::Centipawns(_)));
         if quiet && plies >= SKIP_PLIES {
             // The result is not known yet; it is filled in when the game ends.
             let clamped = white_score.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
-            candidates.push(Record::pack(&board, clamped, Outcome::Draw));
+            candidates.push(Record::pack(&board, clamped, GameResult::Draw));
         }
         board.make_move(best);
         plies += 1;

@@ -13,7 +13,7 @@
 //! `board::castle`) with bit 7 set when Black is to move, the en passant square (0..63, or 255
 //! for none), the halfmove clock (capped at 255) and the fullmove number (u16).
 
-use crate::board::{Board, Color, Piece, PieceKind, Square};
+use crate::board::{Board, Color, GameResult, Piece, PieceKind, Square};
 use std::io::{Read, Write};
 
 pub const MAGIC: &[u8; 8] = b"SNTLPOS\0";
@@ -26,24 +26,9 @@ const NO_SQUARE: u8 = 255;
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Record([u8; RECORD_SIZE]);
 
-/// What a game ended as, from White's side.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Outcome {
-    BlackWins = 0,
-    Draw = 1,
-    WhiteWins = 2,
-}
-
-impl Outcome {
-    /// 0.0, 0.5 or 1.0: White's share of the points.
-    pub fn white_points(self) -> f32 {
-        self as u8 as f32 / 2.0
-    }
-}
-
 impl Record {
     /// Packs a position with its search score (from White's side) and the game's result.
-    pub fn pack(board: &Board, white_score: i16, outcome: Outcome) -> Record {
+    pub fn pack(board: &Board, white_score: i16, outcome: GameResult) -> Record {
         let mut bytes = [0u8; RECORD_SIZE];
         let mut occupied = 0u64;
         let mut slot = 0;
@@ -58,7 +43,7 @@ impl Record {
         }
         bytes[..8].copy_from_slice(&occupied.to_le_bytes());
         bytes[24..26].copy_from_slice(&white_score.to_le_bytes());
-        bytes[26] = outcome as u8;
+        bytes[26] = result_byte(outcome);
         bytes[27] = board.castling_rights() | if board.side_to_move() == Color::Black { 0x80 } else { 0 };
         bytes[28] = board.en_passant().map_or(NO_SQUARE, |sq| sq.index64() as u8);
         bytes[29] = board.halfmove_clock().min(255) as u8;
@@ -67,8 +52,8 @@ impl Record {
     }
 
     /// The same position and score with another result.
-    pub fn with_outcome(mut self, outcome: Outcome) -> Record {
-        self.0[26] = outcome as u8;
+    pub fn with_outcome(mut self, outcome: GameResult) -> Record {
+        self.0[26] = result_byte(outcome);
         self
     }
 
@@ -132,11 +117,11 @@ impl Record {
         i16::from_le_bytes([self.0[24], self.0[25]])
     }
 
-    pub fn outcome(&self) -> Outcome {
+    pub fn outcome(&self) -> GameResult {
         match self.0[26] {
-            0 => Outcome::BlackWins,
-            2 => Outcome::WhiteWins,
-            _ => Outcome::Draw,
+            0 => GameResult::BlackWins,
+            2 => GameResult::WhiteWins,
+            _ => GameResult::Draw,
         }
     }
 
@@ -179,6 +164,14 @@ impl Record {
         let fullmove = u16::from_le_bytes([self.0[30], self.0[31]]);
         fen.push_str(&format!(" {} {}", self.0[29], fullmove));
         fen
+    }
+}
+
+fn result_byte(result: GameResult) -> u8 {
+    match result {
+        GameResult::BlackWins => 0,
+        GameResult::Draw => 1,
+        GameResult::WhiteWins => 2,
     }
 }
 
@@ -273,10 +266,10 @@ mod tests {
         write_header(&mut file).unwrap();
         for (i, fen) in FENS.iter().enumerate() {
             let board = Board::from_fen(fen).unwrap();
-            let record = Record::pack(&board, -1234 + i as i16, Outcome::Draw);
+            let record = Record::pack(&board, -1234 + i as i16, GameResult::Draw);
             assert_eq!(record.to_fen(), *fen);
             assert_eq!(record.white_score(), -1234 + i as i16);
-            assert_eq!(record.outcome(), Outcome::Draw);
+            assert_eq!(record.outcome(), GameResult::Draw);
             assert_eq!(record.side_to_move(), board.side_to_move());
             file.extend_from_slice(record.bytes());
         }
@@ -291,7 +284,7 @@ mod tests {
         write_header(&mut file).unwrap();
         let board = Board::start_position();
         for _ in 0..3 {
-            file.extend_from_slice(Record::pack(&board, 0, Outcome::WhiteWins).bytes());
+            file.extend_from_slice(Record::pack(&board, 0, GameResult::WhiteWins).bytes());
         }
         let truncated = &file[..file.len() - 5];
         let (records, error) = read_all(&mut &truncated[..]);
