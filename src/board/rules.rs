@@ -12,6 +12,7 @@ pub enum GameResult {
     Draw,
 }
 
+#[cfg(feature = "tune")]
 impl GameResult {
     /// White's share of the points: 1, 0.5 or 0.
     pub fn white_points(self) -> f32 {
