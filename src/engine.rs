@@ -1,16 +1,21 @@
-//! The engine the protocols drive: the game (a `Board` whose move history lets the search see
-//! repetitions), the `Searcher` and the options. UCI and XBoard both translate their text into
-//! `EngineCommand`s, and the search's reports come back tagged with the `SearchId` of the
-//! search that made them, so a protocol can tell a current search from one it abandoned.
+//! The engine the protocols drive, and their only door to the rest of Sentinel: the game (a
+//! `Board` whose move history lets the search see repetitions), the `Searcher` and the options
+//! (one table, `options`). UCI and XBoard both translate their text into `EngineCommand`s and
+//! moves into `Move`s through the engine, and the search's reports come back tagged with the
+//! `SearchId` of the search that made them, so a protocol can tell a current search from one
+//! it abandoned.
 
-use crate::board::{Board, FenError, GameEnd, Move, START_FEN};
-use crate::movegen::parse_move;
-use crate::search::{
-    DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, Limits, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_THREADS, Report, Searcher,
-};
+pub mod options;
+
+pub use crate::board::{Color, EndReason, GameEnd, GameResult, Move};
+pub use crate::search::{Bound, Clock, Info, Limits, Report, Score};
+
+use crate::board::{Board, FenError, START_FEN};
+use crate::movegen::{legal_moves, parse_move};
+use crate::search::Searcher;
+use options::{OPTIONS, Settings, Spec};
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Names one search, so that its reports can be told from those of earlier searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -24,14 +29,11 @@ pub type ReportSink = Arc<dyn Fn(SearchId, Report) + Send + Sync>;
 pub enum EngineCommand {
     /// Start position, empty history, and forget what the search learned.
     NewGame,
-    /// Set up `fen` (the start position when `None`) and play `moves` from it. Nothing
-    /// changes if the FEN or any move is bad.
-    SetPosition {
-        fen: Option<String>,
-        moves: Vec<String>,
-    },
-    /// Play one move in coordinate notation.
-    PlayMove(String),
+    /// Set up `fen` (the start position when `None`) and play `moves` (coordinate notation)
+    /// from it. Nothing changes if the FEN or any move is bad.
+    SetPosition { fen: Option<String>, moves: Vec<String> },
+    /// Play one legal move (see `Engine::parse_move`).
+    PlayMove(Move),
     /// Take back this many moves.
     TakeBack(usize),
     /// Search the current position. The search's board carries the game's history.
@@ -40,21 +42,10 @@ pub enum EngineCommand {
     Stop,
     /// The pondered move was played: the search now runs under its clock.
     PonderHit,
-    SetOption(EngineOption),
+    /// Set an option of the table (`options::OPTIONS`) by name; buttons take no value.
+    SetOption { name: String, value: Option<String> },
     /// Stop searching and wait for the search thread: the engine is about to end.
     Quit,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EngineOption {
-    /// Transposition table size in MB.
-    Hash(usize),
-    ClearHash,
-    Threads(usize),
-    MoveOverhead(Duration),
-    /// Whether the GUI lets us think on the opponent's time (UCI tells us; it changes nothing
-    /// in the search itself, since the GUI decides when to ponder).
-    Ponder(bool),
 }
 
 /// What a command did.
@@ -71,15 +62,22 @@ pub enum EngineError {
     Fen(FenError),
     /// A move that does not parse or is not legal in the position it was meant for.
     IllegalMove(String),
+    /// A move played in a position it does not belong to.
+    NotLegalHere(Move),
     NothingToTakeBack {
         asked: usize,
         played: usize,
     },
-    OutOfRange {
+    UnknownOption(String),
+    BadOptionValue {
         option: &'static str,
-        value: u64,
-        min: u64,
-        max: u64,
+        value: String,
+        expected: String,
+    },
+    /// The table could not have the size asked for; it kept the size it had.
+    HashTooLarge {
+        asked: usize,
+        got: usize,
     },
 }
 
@@ -88,11 +86,16 @@ impl fmt::Display for EngineError {
         match self {
             EngineError::Fen(e) => write!(f, "{e}"),
             EngineError::IllegalMove(text) => write!(f, "illegal move: {text}"),
+            EngineError::NotLegalHere(mv) => write!(f, "illegal move: {mv}"),
             EngineError::NothingToTakeBack { asked, played } => {
                 write!(f, "cannot take back {asked} move(s): only {played} played since the position was set")
             }
-            EngineError::OutOfRange { option, value, min, max } => {
-                write!(f, "{option} must be from {min} to {max}, got {value}")
+            EngineError::UnknownOption(name) => write!(f, "unknown option: {name}"),
+            EngineError::BadOptionValue { option, value, expected } => {
+                write!(f, "{option} must be {expected}, got '{value}'")
+            }
+            EngineError::HashTooLarge { asked, got } => {
+                write!(f, "cannot allocate a {asked} MB hash table; keeping {got} MB")
             }
         }
     }
@@ -100,40 +103,19 @@ impl fmt::Display for EngineError {
 
 impl std::error::Error for EngineError {}
 
-/// The option values in force.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Options {
-    pub hash_mb: usize,
-    pub threads: usize,
-    pub move_overhead: Duration,
-    pub ponder: bool,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            hash_mb: DEFAULT_HASH_MB,
-            threads: 1,
-            move_overhead: Duration::from_millis(DEFAULT_MOVE_OVERHEAD_MS),
-            ponder: false,
-        }
-    }
-}
-
 pub struct Engine {
     board: Board,
     searcher: Searcher,
-    options: Options,
+    settings: Settings,
     sink: ReportSink,
     next_search: u64,
 }
 
 impl Engine {
     pub fn new(sink: ReportSink) -> Engine {
-        let options = Options::default();
-        let mut searcher = Searcher::new(options.hash_mb);
-        searcher.set_move_overhead(options.move_overhead);
-        Engine { board: Board::start_position(), searcher, options, sink, next_search: 0 }
+        let settings = Settings::default();
+        let searcher = Searcher::new(settings.hash_mb);
+        Engine { board: Board::start_position(), searcher, settings, sink, next_search: 0 }
     }
 
     /// The game's current position, with the moves played since it was set up.
@@ -141,14 +123,37 @@ impl Engine {
         &self.board
     }
 
-    #[cfg(test)]
-    pub fn options(&self) -> Options {
-        self.options
+    pub const BENCH_DEPTH: i32 = crate::bench::DEFAULT_DEPTH;
+
+    /// The fixed-depth benchmark (`bench`), which prints its own lines.
+    pub fn bench(depth: i32) {
+        crate::bench::run(depth);
     }
 
-    /// Parses a coordinate move, returning it only if it is legal in the current position.
+    /// The option table, for the protocols to list.
+    pub fn options() -> &'static [Spec] {
+        OPTIONS
+    }
+
+    #[cfg(test)]
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Parses a move in coordinate notation (either castling form, see `movegen::parse_move`),
+    /// returning it only if it is legal in the current position.
     pub fn parse_move(&self, text: &str) -> Option<Move> {
         parse_move(&self.board, text)
+    }
+
+    /// A move of the current game (or of a line from it) in coordinate notation: castling as
+    /// the king taking its rook when `UCI_Chess960` is on.
+    pub fn move_text(&self, mv: Move) -> String {
+        self.board.move_text(mv, self.settings.chess960)
+    }
+
+    pub fn legal_moves(&self) -> Vec<Move> {
+        legal_moves(&self.board).iter().collect()
     }
 
     /// Whether the game has ended in the current position, and how.
@@ -166,7 +171,8 @@ impl Engine {
                 self.searcher.clear();
             }
             EngineCommand::SetPosition { fen, moves } => {
-                let mut board = Board::from_fen(fen.as_deref().unwrap_or(START_FEN)).map_err(EngineError::Fen)?;
+                let fen = fen.as_deref().unwrap_or(START_FEN);
+                let mut board = Board::parse_fen(fen, self.settings.chess960).map_err(EngineError::Fen)?;
                 for text in &moves {
                     let mv = parse_move(&board, text).ok_or_else(|| EngineError::IllegalMove(text.clone()))?;
                     board.make_move(mv);
@@ -174,8 +180,10 @@ impl Engine {
                 self.finish_search();
                 self.board = board;
             }
-            EngineCommand::PlayMove(text) => {
-                let mv = self.parse_move(&text).ok_or(EngineError::IllegalMove(text))?;
+            EngineCommand::PlayMove(mv) => {
+                if !legal_moves(&self.board).iter().any(|legal| legal == mv) {
+                    return Err(EngineError::NotLegalHere(mv));
+                }
                 self.finish_search();
                 self.board.make_move(mv);
             }
@@ -189,8 +197,9 @@ impl Engine {
                     self.board.unmake_move();
                 }
             }
-            EngineCommand::Go(limits) => {
+            EngineCommand::Go(mut limits) => {
                 self.finish_search();
+                limits.multipv = self.settings.multipv;
                 self.next_search += 1;
                 let id = SearchId(self.next_search);
                 let sink = Arc::clone(&self.sink);
@@ -199,7 +208,11 @@ impl Engine {
             }
             EngineCommand::Stop => self.searcher.stop(),
             EngineCommand::PonderHit => self.searcher.ponderhit(),
-            EngineCommand::SetOption(option) => self.set_option(option)?,
+            EngineCommand::SetOption { name, value } => {
+                let spec = options::find(&name).ok_or(EngineError::UnknownOption(name.clone()))?;
+                let value = spec.parse(value.as_deref())?;
+                spec.apply(self, value)?;
+            }
             EngineCommand::Quit => {
                 self.finish_search();
                 return Ok(Outcome::Quit);
@@ -208,32 +221,13 @@ impl Engine {
         Ok(Outcome::Done)
     }
 
-    fn set_option(&mut self, option: EngineOption) -> Result<(), EngineError> {
-        match option {
-            EngineOption::Hash(mb) => {
-                check_range("Hash", mb as u64, 1, MAX_HASH_MB as u64)?;
-                self.finish_search();
-                self.searcher.set_hash_size(mb);
-                self.options.hash_mb = mb;
-            }
-            EngineOption::ClearHash => {
-                self.finish_search();
-                self.searcher.clear();
-            }
-            EngineOption::Threads(threads) => {
-                check_range("Threads", threads as u64, 1, MAX_THREADS as u64)?;
-                self.finish_search();
-                self.searcher.set_threads(threads);
-                self.options.threads = threads;
-            }
-            EngineOption::MoveOverhead(overhead) => {
-                check_range("Move Overhead", overhead.as_millis() as u64, 0, MAX_MOVE_OVERHEAD_MS)?;
-                self.searcher.set_move_overhead(overhead);
-                self.options.move_overhead = overhead;
-            }
-            EngineOption::Ponder(on) => self.options.ponder = on,
-        }
-        Ok(())
+    /// Resizes the transposition table; when the memory cannot be had, the table keeps its
+    /// size, with an error saying so.
+    fn resize_hash(&mut self, mb: usize) -> Result<(), EngineError> {
+        self.finish_search();
+        let got = self.searcher.set_hash_size(mb, self.settings.hash_mb);
+        self.settings.hash_mb = got;
+        if got < mb { Err(EngineError::HashTooLarge { asked: mb, got }) } else { Ok(()) }
     }
 
     /// Stops the running search, if any, and waits until it has reported.
@@ -243,14 +237,20 @@ impl Engine {
     }
 }
 
-fn check_range(option: &'static str, value: u64, min: u64, max: u64) -> Result<(), EngineError> {
-    if (min..=max).contains(&value) { Ok(()) } else { Err(EngineError::OutOfRange { option, value, min, max }) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::mpsc;
+    use std::time::Duration;
+
+    fn play(engine: &mut Engine, text: &str) -> Result<Outcome, EngineError> {
+        let mv = engine.parse_move(text).ok_or_else(|| EngineError::IllegalMove(text.to_string()))?;
+        engine.execute(EngineCommand::PlayMove(mv))
+    }
+
+    fn set(engine: &mut Engine, name: &str, value: &str) -> Result<Outcome, EngineError> {
+        engine.execute(EngineCommand::SetOption { name: name.to_string(), value: Some(value.to_string()) })
+    }
 
     fn engine() -> (Engine, mpsc::Receiver<(SearchId, Report)>) {
         let (tx, rx) = mpsc::channel();
@@ -269,7 +269,10 @@ mod tests {
         let err = engine.execute(EngineCommand::SetPosition { fen: None, moves: vec!["e2e4".into(), "e2e4".into()] });
         assert_eq!(err, Err(EngineError::IllegalMove("e2e4".into())));
         assert!(matches!(engine.execute(position("8/8/8 w - -", &[])), Err(EngineError::Fen(_))));
-        assert!(engine.execute(EngineCommand::PlayMove("e7e6x".into())).is_err());
+        assert!(play(&mut engine, "e7e6x").is_err());
+        // A move of another position is refused too.
+        let e2e4 = parse_move(&Board::start_position(), "e2e4").unwrap();
+        assert_eq!(engine.execute(EngineCommand::PlayMove(e2e4)), Err(EngineError::NotLegalHere(e2e4)));
         assert_eq!(engine.board().to_fen(), before);
         assert_eq!(engine.board().moves_played(), 1);
     }
@@ -277,7 +280,7 @@ mod tests {
     #[test]
     fn take_back_counts_moves() {
         let (mut engine, _) = engine();
-        engine.execute(EngineCommand::PlayMove("e2e4".into())).unwrap();
+        play(&mut engine, "e2e4").unwrap();
         assert!(matches!(engine.execute(EngineCommand::TakeBack(2)), Err(EngineError::NothingToTakeBack { .. })));
         engine.execute(EngineCommand::TakeBack(1)).unwrap();
         assert_eq!(engine.board().to_fen(), START_FEN);
@@ -304,9 +307,40 @@ mod tests {
     #[test]
     fn options_are_range_checked() {
         let (mut engine, _) = engine();
-        assert!(engine.execute(EngineCommand::SetOption(EngineOption::Hash(0))).is_err());
-        assert!(engine.execute(EngineCommand::SetOption(EngineOption::Threads(MAX_THREADS + 1))).is_err());
-        engine.execute(EngineCommand::SetOption(EngineOption::Hash(1))).unwrap();
-        assert_eq!(engine.options().hash_mb, 1);
+        assert!(set(&mut engine, "Hash", "0").is_err());
+        assert!(set(&mut engine, "Threads", "257").is_err());
+        assert_eq!(set(&mut engine, "Nonsense", "1"), Err(EngineError::UnknownOption("Nonsense".into())));
+        set(&mut engine, "hash", "1").unwrap();
+        assert_eq!(engine.settings().hash_mb, 1);
+        set(&mut engine, "UCI_Chess960", "true").unwrap();
+        assert!(engine.settings().chess960);
+    }
+
+    /// A table larger than the machine's memory is an error and the old table, never an abort.
+    #[test]
+    fn an_impossible_hash_size_keeps_the_old_table() {
+        let (mut engine, _) = engine();
+        set(&mut engine, "Hash", "2").unwrap();
+        let memory_mb = crate::search::physical_memory().expect("the test machine reports its memory") >> 20;
+        let too_much = memory_mb as usize + 1;
+        if too_much <= crate::search::MAX_HASH_MB {
+            let result = set(&mut engine, "Hash", &too_much.to_string());
+            assert_eq!(result, Err(EngineError::HashTooLarge { asked: too_much, got: 2 }));
+            assert_eq!(engine.settings().hash_mb, 2);
+        }
+    }
+
+    /// In Chess960 castling reads and writes as the king taking its rook.
+    #[test]
+    fn chess960_castling_notation() {
+        let (mut engine, _) = engine();
+        set(&mut engine, "UCI_Chess960", "true").unwrap();
+        let fen = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1";
+        engine.execute(EngineCommand::SetPosition { fen: Some(fen.to_string()), moves: Vec::new() }).unwrap();
+        let castle = engine.parse_move("f1g1").unwrap();
+        assert!(castle.is_castle());
+        assert_eq!(engine.move_text(castle), "f1g1");
+        engine.execute(EngineCommand::PlayMove(castle)).unwrap();
+        assert_eq!(engine.board().to_fen(), "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRRKN b kq - 1 1");
     }
 }

@@ -15,6 +15,8 @@ mod tt;
 
 pub use limits::{Bound, Clock, Info, Limits, Report, Score};
 pub use threads::{MAX_THREADS, Reporter, Searcher};
+#[cfg(test)]
+pub use tt::physical_memory;
 
 use crate::board::{Board, Move};
 use crate::eval::{PawnCache, evaluate};

@@ -9,8 +9,7 @@
 pub mod uci;
 pub mod xboard;
 
-use crate::engine::{Engine, EngineCommand, Outcome, ReportSink, SearchId};
-use crate::search::{Limits, Report};
+use crate::engine::{Engine, EngineCommand, Limits, Outcome, Report, ReportSink, SearchId};
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -143,38 +142,34 @@ pub fn search_once(fen: Option<String>, limits: Limits) -> Result<(), String> {
         return Err("the search did not start".to_string());
     };
     let mut out = Output::new();
-    wait_for_best_move(&events, id, &mut out);
-    Ok(())
-}
-
-fn wait_for_best_move(events: &Receiver<Event>, id: SearchId, out: &mut Output) {
     while let Ok(event) = events.recv() {
         if let Event::Search(from, report) = event
             && from == id
         {
             match report {
-                Report::Info(info) => out.send(uci::info_line(&info)),
+                Report::Info(info) => out.send(uci::info_line(&engine, &info)),
                 Report::BestMove { best, ponder } => {
-                    out.send(uci::best_move_line(best, ponder));
-                    return;
+                    out.send(uci::best_move_line(&engine, best, ponder));
+                    break;
                 }
             }
         }
     }
+    Ok(())
 }
 
 /// `bench [depth]` inside the protocol loop, as on the command line. It prints its own lines;
 /// the caller stops any running search first.
 pub fn bench(args: &str) -> Result<(), String> {
     let depth = match args.trim() {
-        "" => crate::bench::DEFAULT_DEPTH,
+        "" => Engine::BENCH_DEPTH,
         text => text
             .parse()
             .ok()
             .filter(|d| (1..=64).contains(d))
             .ok_or_else(|| format!("bench depth must be a whole number from 1 to 64, got '{text}'"))?,
     };
-    crate::bench::run(depth);
+    Engine::bench(depth);
     Ok(())
 }
 

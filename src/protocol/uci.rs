@@ -3,12 +3,8 @@
 //! `info string` lines and never end the engine.
 
 use super::{Event, Output, Protocol, split_command};
-use crate::board::{Color, Move};
-use crate::engine::{Engine, EngineCommand, EngineOption, Outcome, SearchId};
-use crate::search::{
-    Bound, Clock, DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, Info, Limits, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS,
-    MAX_THREADS, Report, Score,
-};
+use crate::engine::options::Kind;
+use crate::engine::{Bound, Clock, Color, Engine, EngineCommand, Info, Limits, Move, Outcome, Report, Score, SearchId};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
@@ -38,17 +34,13 @@ impl Uci<'_> {
     fn identify(&mut self) {
         self.out.send(format!("id name Sentinel {}", env!("CARGO_PKG_VERSION")));
         self.out.send(format!("id author {}", author()));
-        let options = [
-            format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
-            format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
-            format!(
-                "option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD_MS} min 0 max {MAX_MOVE_OVERHEAD_MS}"
-            ),
-            "option name Clear Hash type button".to_string(),
-            "option name Ponder type check default false".to_string(),
-        ];
-        for option in options {
-            self.out.send(option);
+        for spec in Engine::options() {
+            let kind = match spec.kind {
+                Kind::Spin { default, min, max } => format!("spin default {default} min {min} max {max}"),
+                Kind::Check { default } => format!("check default {default}"),
+                Kind::Button => "button".to_string(),
+            };
+            self.out.send(format!("option name {} type {kind}", spec.name));
         }
         self.out.send("uciok");
     }
@@ -92,27 +84,8 @@ impl Uci<'_> {
         }
         let value_at = words.iter().position(|w| w.eq_ignore_ascii_case("value")).unwrap_or(words.len());
         let name = words[1..value_at].join(" ");
-        let value = words.get(value_at + 1..).map(|v| v.join(" ")).unwrap_or_default();
-        let number =
-            |value: &str| value.parse::<u64>().map_err(|_| format!("{name} needs a whole number, got '{value}'"));
-        let option = match name.to_ascii_lowercase().as_str() {
-            "hash" => number(&value).map(|mb| EngineOption::Hash(mb as usize)),
-            "threads" => number(&value).map(|n| EngineOption::Threads(n as usize)),
-            "move overhead" => number(&value).map(|ms| EngineOption::MoveOverhead(Duration::from_millis(ms))),
-            "clear hash" => Ok(EngineOption::ClearHash),
-            "ponder" => match value.to_ascii_lowercase().as_str() {
-                "true" => Ok(EngineOption::Ponder(true)),
-                "false" => Ok(EngineOption::Ponder(false)),
-                _ => Err(format!("Ponder is 'true' or 'false', got '{value}'")),
-            },
-            _ => Err(format!("unknown option: {name}")),
-        };
-        match option {
-            Ok(option) => {
-                self.execute(EngineCommand::SetOption(option));
-            }
-            Err(message) => self.error(message),
-        }
+        let value = words.get(value_at + 1..).map(|v| v.join(" "));
+        self.execute(EngineCommand::SetOption { name, value });
     }
 
     /// `position startpos|fen <fen> [moves ...]`. A bad FEN or move leaves the old position.
@@ -197,9 +170,9 @@ impl Protocol for Uci<'_> {
             return;
         };
         match report {
-            Report::Info(info) => self.out.send(info_line(&info)),
+            Report::Info(info) => self.out.send(info_line(&self.engine, &info)),
             Report::BestMove { best, ponder } => {
-                let line = best_move_line(best, ponder);
+                let line = best_move_line(&self.engine, best, ponder);
                 if self.pending[index].hold {
                     self.pending[index].held = Some(line);
                 } else {
@@ -295,7 +268,7 @@ fn author() -> &'static str {
 }
 
 /// `info depth .. seldepth .. score .. nodes .. nps .. hashfull .. time .. pv ..`
-pub fn info_line(info: &Info) -> String {
+pub fn info_line(engine: &Engine, info: &Info) -> String {
     let score = match info.score {
         Score::Centipawns(cp) => format!("cp {cp}"),
         Score::Mate(moves) => format!("mate {moves}"),
@@ -316,18 +289,21 @@ pub fn info_line(info: &Info) -> String {
     );
     if !info.pv.is_empty() {
         line.push_str(" pv");
-        for mv in &info.pv {
-            line.push_str(&format!(" {mv}"));
+        for &mv in &info.pv {
+            line.push(' ');
+            line.push_str(&engine.move_text(mv));
         }
     }
     line
 }
 
 /// `bestmove e2e4 [ponder e7e5]`, or `bestmove 0000` when there is no legal move.
-pub fn best_move_line(best: Option<Move>, ponder: Option<Move>) -> String {
+pub fn best_move_line(engine: &Engine, best: Option<Move>, ponder: Option<Move>) -> String {
     match (best, ponder) {
-        (Some(best), Some(ponder)) => format!("bestmove {best} ponder {ponder}"),
-        (Some(best), None) => format!("bestmove {best}"),
+        (Some(best), Some(ponder)) => {
+            format!("bestmove {} ponder {}", engine.move_text(best), engine.move_text(ponder))
+        }
+        (Some(best), None) => format!("bestmove {}", engine.move_text(best)),
         (None, _) => "bestmove 0000".to_string(),
     }
 }
@@ -350,7 +326,8 @@ mod tests {
         assert!(errors.is_empty());
         let clock = limits.clock.unwrap();
         assert_eq!((clock.remaining.as_millis(), clock.increment.as_millis(), clock.moves_to_go), (1000, 10, Some(5)));
-        engine.execute(EngineCommand::PlayMove("e2e4".into())).unwrap();
+        let e2e4 = engine.parse_move("e2e4").unwrap();
+        engine.execute(EngineCommand::PlayMove(e2e4)).unwrap();
         let (limits, _) = parse_go("wtime 1000 btime -50 winc 10", &engine);
         let clock = limits.clock.unwrap();
         assert_eq!((clock.remaining.as_millis(), clock.increment.as_millis(), clock.moves_to_go), (0, 0, None));
@@ -372,7 +349,7 @@ mod tests {
 
     #[test]
     fn info_lines() {
-        let e2e4 = crate::movegen::parse_move(&crate::board::Board::start_position(), "e2e4").unwrap();
+        let e2e4 = engine().parse_move("e2e4").unwrap();
         let info = Info {
             depth: 5,
             seldepth: 9,
@@ -383,11 +360,12 @@ mod tests {
             hashfull: 12,
             pv: vec![e2e4],
         };
+        let engine = engine();
         assert_eq!(
-            info_line(&info),
+            info_line(&engine, &info),
             "info depth 5 seldepth 9 score mate -3 upperbound nodes 5000 nps 10000 hashfull 12 time 500 pv e2e4"
         );
-        assert_eq!(best_move_line(None, None), "bestmove 0000");
-        assert_eq!(best_move_line(Some(e2e4), Some(e2e4)), "bestmove e2e4 ponder e2e4");
+        assert_eq!(best_move_line(&engine, None, None), "bestmove 0000");
+        assert_eq!(best_move_line(&engine, Some(e2e4), Some(e2e4)), "bestmove e2e4 ponder e2e4");
     }
 }

@@ -8,12 +8,10 @@
 //! reply back first.
 
 use super::{Event, Output, Protocol, split_command};
-use crate::board::{Color, Move};
-use crate::board::{EndReason, GameResult};
-use crate::engine::{Engine, EngineCommand, EngineOption, Outcome, SearchId};
-use crate::movegen::legal_moves;
-use crate::search::{
-    Bound, Clock, DEFAULT_MOVE_OVERHEAD_MS, Info, Limits, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_THREADS, Report, Score,
+use crate::engine::options::{Kind, Shown};
+use crate::engine::{
+    Bound, Clock, Color, EndReason, Engine, EngineCommand, GameResult, Info, Limits, Move, Outcome, Report, Score,
+    SearchId,
 };
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
@@ -108,8 +106,8 @@ impl XBoard<'_> {
         }
     }
 
-    fn set_option(&mut self, option: EngineOption, line: &str) {
-        if let Err(e) = self.engine.execute(EngineCommand::SetOption(option)) {
+    fn set_option(&mut self, name: &str, value: Option<String>, line: &str) {
+        if let Err(e) = self.engine.execute(EngineCommand::SetOption { name: name.to_string(), value }) {
             self.error(&e.to_string(), line);
         }
     }
@@ -120,10 +118,14 @@ impl XBoard<'_> {
             "feature myname=\"{name}\" ping=1 setboard=1 usermove=1 time=1 sigint=0 sigterm=0 reuse=1 analyze=1 \
              colors=0 name=1 memory=1 smp=1 done=0"
         ));
-        self.out.send(format!(
-            "feature option=\"Move Overhead -spin {DEFAULT_MOVE_OVERHEAD_MS} 0 {MAX_MOVE_OVERHEAD_MS}\""
-        ));
-        self.out.send("feature option=\"Clear Hash -button\"");
+        for spec in Engine::options().iter().filter(|spec| spec.shown == Shown::Everywhere) {
+            let kind = match spec.kind {
+                Kind::Spin { default, min, max } => format!("-spin {default} {min} {max}"),
+                Kind::Check { default } => format!("-check {}", u8::from(default)),
+                Kind::Button => "-button".to_string(),
+            };
+            self.out.send(format!("feature option=\"{} {kind}\"", spec.name));
+        }
         self.out.send("feature done=1");
     }
 
@@ -133,14 +135,7 @@ impl XBoard<'_> {
             Some((name, value)) => (name.trim(), Some(value.trim())),
             None => (args.trim(), None),
         };
-        match (name, value) {
-            ("Clear Hash", _) => self.set_option(EngineOption::ClearHash, line),
-            ("Move Overhead", Some(value)) => match value.parse::<u64>() {
-                Ok(ms) => self.set_option(EngineOption::MoveOverhead(Duration::from_millis(ms)), line),
-                Err(_) => self.error("Move Overhead needs a whole number of milliseconds", line),
-            },
-            _ => self.error("unknown option", line),
-        }
+        self.set_option(name, value.map(str::to_string), line);
     }
 
     /// A move from the opponent (or from the user in force mode).
@@ -148,7 +143,7 @@ impl XBoard<'_> {
         if let Some(thinking) = self.thinking
             && let Task::Ponder { predicted } = thinking.task
         {
-            if text.to_ascii_lowercase() == predicted.to_string() {
+            if text.to_ascii_lowercase() == self.engine.move_text(predicted) {
                 log::debug!("ponder hit: {predicted}");
                 self.execute(EngineCommand::PonderHit);
                 self.move_started = Instant::now();
@@ -163,12 +158,12 @@ impl XBoard<'_> {
             }
             self.cancel_ponder();
         }
-        if self.engine.parse_move(text).is_none() {
+        let Some(mv) = self.engine.parse_move(text) else {
             self.out.send(format!("Illegal move: {text}"));
             return;
-        }
+        };
         self.cancel_thinking();
-        if self.execute(EngineCommand::PlayMove(text.to_string())).is_some() {
+        if self.execute(EngineCommand::PlayMove(mv)).is_some() {
             self.after_user_move();
         }
     }
@@ -255,8 +250,9 @@ impl XBoard<'_> {
             self.our_time = Some(time.saturating_sub(self.move_started.elapsed()) + increment);
         }
         if let Some(mv) = best {
-            self.execute(EngineCommand::PlayMove(mv.to_string()));
-            self.out.send(format!("move {mv}"));
+            let text = self.engine.move_text(mv);
+            self.execute(EngineCommand::PlayMove(mv));
+            self.out.send(format!("move {text}"));
         }
         self.answer_pongs();
         if !self.claim_result() && best.is_some() && self.ponder {
@@ -267,13 +263,11 @@ impl XBoard<'_> {
     /// Plays the reply the search expects (or, lacking one, the first legal reply: a wrong
     /// guess costs nothing but time the opponent is using anyway) and searches after it.
     fn start_pondering(&mut self, expected: Option<Move>) {
-        let Some(predicted) = expected
-            .filter(|mv| self.engine.parse_move(&mv.to_string()).is_some())
-            .or_else(|| legal_moves(self.engine.board()).iter().next())
-        else {
+        let legal = self.engine.legal_moves();
+        let Some(predicted) = expected.filter(|mv| legal.contains(mv)).or_else(|| legal.first().copied()) else {
             return;
         };
-        self.execute(EngineCommand::PlayMove(predicted.to_string()));
+        self.execute(EngineCommand::PlayMove(predicted));
         if self.engine.game_over().is_some() {
             self.execute(EngineCommand::TakeBack(1));
             return;
@@ -316,7 +310,7 @@ impl XBoard<'_> {
         if !self.analyzing {
             return;
         }
-        let total = legal_moves(self.engine.board()).len();
+        let total = self.engine.legal_moves().len();
         let line = match &self.last_info {
             Some(info) => {
                 format!("stat01: {} {} {} 0 {total}", info.elapsed.as_millis() / 10, info.nodes, info.depth)
@@ -440,14 +434,8 @@ impl Protocol for XBoard<'_> {
                 }
             }
             "." => self.analysis_status(),
-            "memory" => match args.parse::<u64>() {
-                Ok(mb) => self.set_option(EngineOption::Hash(mb.clamp(1, MAX_HASH_MB as u64) as usize), line),
-                Err(_) => self.error("memory needs a whole number of MB", line),
-            },
-            "cores" => match args.parse::<u64>() {
-                Ok(cores) => self.set_option(EngineOption::Threads(cores.clamp(1, MAX_THREADS as u64) as usize), line),
-                Err(_) => self.error("cores needs a whole number", line),
-            },
+            "memory" => self.set_option("Hash", Some(args.to_string()), line),
+            "cores" => self.set_option("Threads", Some(args.to_string()), line),
             "option" => self.option(args, line),
             "bench" => {
                 self.cancel_thinking();
@@ -469,7 +457,7 @@ impl Protocol for XBoard<'_> {
         match report {
             Report::Info(info) => {
                 if info.bound == Bound::Exact && (self.post || thinking.task == Task::Analyze) {
-                    self.out.send(thinking_line(&info));
+                    self.out.send(thinking_line(&self.engine, &info));
                 }
                 if info.bound == Bound::Exact || self.last_info.is_none() {
                     self.last_info = Some(info);
@@ -502,15 +490,16 @@ impl Protocol for XBoard<'_> {
 
 /// `ply score time nodes pv`: score in centipawns (mates as 100000 + moves, negative when
 /// mated) and time in centiseconds.
-fn thinking_line(info: &Info) -> String {
+fn thinking_line(engine: &Engine, info: &Info) -> String {
     let score = match info.score {
         Score::Centipawns(cp) => cp,
         Score::Mate(moves) if moves >= 0 => 100_000 + moves,
         Score::Mate(moves) => -100_000 + moves,
     };
     let mut line = format!("{} {score} {} {}", info.depth, info.elapsed.as_millis() / 10, info.nodes);
-    for mv in &info.pv {
-        line.push_str(&format!(" {mv}"));
+    for &mv in &info.pv {
+        line.push(' ');
+        line.push_str(&engine.move_text(mv));
     }
     line
 }
@@ -598,18 +587,19 @@ mod tests {
 
     #[test]
     fn thinking_lines() {
+        let engine = Engine::new(std::sync::Arc::new(|_, _| {}));
         let mut info = empty_info(Move::NONE);
         info.pv.clear();
         info.depth = 4;
         info.nodes = 500;
         info.elapsed = Duration::from_millis(1234);
         info.score = Score::Mate(2);
-        assert_eq!(thinking_line(&info), "4 100002 123 500");
+        assert_eq!(thinking_line(&engine, &info), "4 100002 123 500");
         info.score = Score::Mate(-3);
-        assert_eq!(thinking_line(&info), "4 -100003 123 500");
+        assert_eq!(thinking_line(&engine, &info), "4 -100003 123 500");
         info.score = Score::Centipawns(-35);
         info.pv = vec![Move::NONE, Move::NONE];
-        assert_eq!(thinking_line(&info), "4 -35 123 500 0000 0000");
+        assert_eq!(thinking_line(&engine, &info), "4 -35 123 500 0000 0000");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 /// The limits of one search, as `go` describes them. Everything left `None` is unlimited;
 /// with nothing set at all the search runs until stopped.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Limits {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
@@ -24,6 +24,25 @@ pub struct Limits {
     pub ponder: bool,
     /// Consider only these root moves (`go searchmoves`); empty means all.
     pub searchmoves: Vec<Move>,
+    /// How many of the best root moves to find and report, each with its own line.
+    pub multipv: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            depth: None,
+            nodes: None,
+            soft_nodes: None,
+            mate: None,
+            movetime: None,
+            clock: None,
+            infinite: false,
+            ponder: false,
+            searchmoves: Vec::new(),
+            multipv: 1,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]

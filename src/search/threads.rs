@@ -55,7 +55,7 @@ impl Control {
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
-            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            tt: Arc::new(TranspositionTable::new(hash_mb).unwrap_or_else(TranspositionTable::minimal)),
             states: vec![ThreadState::new()],
             threads: 1,
             control: Arc::new(Control {
@@ -68,10 +68,20 @@ impl Searcher {
         }
     }
 
-    /// Resizes the transposition table (and clears it). Waits for a running search first.
-    pub fn set_hash_size(&mut self, mb: usize) {
+    /// Resizes the transposition table (and clears it) to `mb` megabytes or, if that much
+    /// cannot be had, back to `old_mb`; returns the size it got. Waits for a running search
+    /// first.
+    pub fn set_hash_size(&mut self, mb: usize, old_mb: usize) -> usize {
         self.wait();
-        self.tt = Arc::new(TranspositionTable::new(mb.clamp(1, super::MAX_HASH_MB)));
+        // The old table goes first, so that its memory is there for the new one.
+        self.tt = Arc::new(TranspositionTable::minimal());
+        for size in [mb.clamp(1, super::MAX_HASH_MB), old_mb] {
+            if let Some(table) = TranspositionTable::new(size) {
+                self.tt = Arc::new(table);
+                return size;
+            }
+        }
+        1
     }
 
     /// Forgets everything learned: transposition table and move-ordering statistics.

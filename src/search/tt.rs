@@ -73,6 +73,14 @@ impl TtEntry {
     }
 }
 
+/// The machine's memory in bytes, from /proc/meminfo where there is one.
+pub fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kilobytes: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kilobytes * 1024)
+}
+
 fn generation_of(data: u64) -> u8 {
     (data >> 58) as u8 & GENERATION_MASK
 }
@@ -87,8 +95,25 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    pub fn new(megabytes: usize) -> TranspositionTable {
-        let count = (megabytes.max(1) << 20) / std::mem::size_of::<Cluster>();
+    /// A table of `megabytes`, or `None` when that much memory cannot be had: more than the
+    /// machine has (an allocation the system grants but cannot back would kill the process when
+    /// the table is cleared), or an allocation that fails.
+    pub fn new(megabytes: usize) -> Option<TranspositionTable> {
+        let bytes = megabytes.max(1).checked_mul(1 << 20)?;
+        if physical_memory().is_some_and(|total| bytes as u64 > total / 10 * 9) {
+            return None;
+        }
+        let count = bytes / std::mem::size_of::<Cluster>();
+        let mut clusters = Vec::new();
+        clusters.try_reserve_exact(count).ok()?;
+        clusters.resize_with(count, Cluster::default);
+        Some(TranspositionTable { clusters, generation: AtomicU8::new(0) })
+    }
+
+    /// A one-megabyte table, for when nothing larger can be had (if even this cannot, nothing
+    /// can be done but what any failed allocation does).
+    pub fn minimal() -> TranspositionTable {
+        let count = (1 << 20) / std::mem::size_of::<Cluster>();
         TranspositionTable { clusters: (0..count).map(|_| Cluster::default()).collect(), generation: AtomicU8::new(0) }
     }
 
@@ -174,7 +199,7 @@ mod tests {
 
     #[test]
     fn stores_and_finds_entries() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1).unwrap();
         let entry = TtEntry { mv: Move::from_raw(1234), score: -31000, eval: 57, depth: 13, bound: Bound::Lower };
         tt.store(0xDEAD_BEEF, entry);
         assert_eq!(tt.probe(0xDEAD_BEEF), Some(entry));

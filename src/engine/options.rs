@@ -1,0 +1,199 @@
+//! The engine's options, in one table: each entry has its name, kind, default and range, and
+//! says how a new value is applied. UCI renders the table as `option name ...` lines and
+//! XBoard as `feature option="..."`; both parse values through `Engine::set_option`, so an
+//! option is added by adding one entry.
+
+use super::{Engine, EngineError};
+use crate::search::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_THREADS};
+use std::time::Duration;
+
+/// What kind of value an option takes, with its default (and range).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Check {
+        default: bool,
+    },
+    /// An action without a value.
+    Button,
+}
+
+/// A parsed option value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    Int(i64),
+    Bool(bool),
+    Press,
+}
+
+/// Which protocols list an option: some belong to UCI alone because XBoard has its own command
+/// for the same thing (`memory`, `cores`, `hard`, `variant`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    Everywhere,
+    UciOnly,
+}
+
+pub struct Spec {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub shown: Shown,
+    apply: fn(&mut Engine, Value) -> Result<(), EngineError>,
+}
+
+impl Spec {
+    /// Reads a value given as text: a whole number within range, `true`/`false` (or XBoard's
+    /// `1`/`0`), or nothing for a button.
+    pub fn parse(&self, text: Option<&str>) -> Result<Value, EngineError> {
+        let text = text.map(str::trim).unwrap_or_default();
+        let bad =
+            |expected: String| EngineError::BadOptionValue { option: self.name, value: text.to_string(), expected };
+        match self.kind {
+            Kind::Spin { min, max, .. } => match text.parse::<i64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(Value::Int(n)),
+                _ => Err(bad(format!("a whole number from {min} to {max}"))),
+            },
+            Kind::Check { .. } => match text.to_ascii_lowercase().as_str() {
+                "true" | "1" => Ok(Value::Bool(true)),
+                "false" | "0" => Ok(Value::Bool(false)),
+                _ => Err(bad("true or false".to_string())),
+            },
+            Kind::Button => Ok(Value::Press),
+        }
+    }
+
+    pub(super) fn apply(&self, engine: &mut Engine, value: Value) -> Result<(), EngineError> {
+        (self.apply)(engine, value)
+    }
+}
+
+/// Option values that are not kept by the searcher itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub multipv: usize,
+    pub chess960: bool,
+    /// Whether the GUI lets us think on the opponent's time (UCI tells us; it changes nothing
+    /// in the search itself, since the GUI decides when to ponder).
+    pub ponder: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings { hash_mb: DEFAULT_HASH_MB, threads: 1, multipv: 1, chess960: false, ponder: false }
+    }
+}
+
+fn int(value: Value) -> i64 {
+    if let Value::Int(n) = value { n } else { 0 }
+}
+
+fn flag(value: Value) -> bool {
+    matches!(value, Value::Bool(true))
+}
+
+pub const MAX_MULTIPV: i64 = 256;
+
+pub static OPTIONS: &[Spec] = &[
+    Spec {
+        name: "Hash",
+        kind: Kind::Spin { default: DEFAULT_HASH_MB as i64, min: 1, max: MAX_HASH_MB as i64 },
+        shown: Shown::UciOnly,
+        apply: |engine, value| engine.resize_hash(int(value) as usize),
+    },
+    Spec {
+        name: "Threads",
+        kind: Kind::Spin { default: 1, min: 1, max: MAX_THREADS as i64 },
+        shown: Shown::UciOnly,
+        apply: |engine, value| {
+            engine.finish_search();
+            engine.settings.threads = int(value) as usize;
+            engine.searcher.set_threads(engine.settings.threads);
+            Ok(())
+        },
+    },
+    Spec {
+        name: "Move Overhead",
+        kind: Kind::Spin { default: DEFAULT_MOVE_OVERHEAD_MS as i64, min: 0, max: MAX_MOVE_OVERHEAD_MS as i64 },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.searcher.set_move_overhead(Duration::from_millis(int(value) as u64));
+            Ok(())
+        },
+    },
+    Spec {
+        name: "Clear Hash",
+        kind: Kind::Button,
+        shown: Shown::Everywhere,
+        apply: |engine, _| {
+            engine.finish_search();
+            engine.searcher.clear();
+            Ok(())
+        },
+    },
+    Spec {
+        name: "Ponder",
+        kind: Kind::Check { default: false },
+        shown: Shown::UciOnly,
+        apply: |engine, value| {
+            engine.settings.ponder = flag(value);
+            Ok(())
+        },
+    },
+    Spec {
+        name: "MultiPV",
+        kind: Kind::Spin { default: 1, min: 1, max: MAX_MULTIPV },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.settings.multipv = int(value) as usize;
+            Ok(())
+        },
+    },
+    Spec {
+        name: "UCI_Chess960",
+        kind: Kind::Check { default: false },
+        shown: Shown::UciOnly,
+        apply: |engine, value| {
+            engine.settings.chess960 = flag(value);
+            Ok(())
+        },
+    },
+];
+
+/// The option of this name (case-insensitive, as UCI wants).
+pub fn find(name: &str) -> Option<&'static Spec> {
+    OPTIONS.iter().find(|spec| spec.name.eq_ignore_ascii_case(name.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_parsed_and_range_checked() {
+        let hash = find("hash").unwrap();
+        assert_eq!(hash.parse(Some(" 64 ")), Ok(Value::Int(64)));
+        for bad in ["0", "x", "", "99999999"] {
+            let error = hash.parse(Some(bad)).unwrap_err().to_string();
+            assert!(error.contains(&format!("a whole number from 1 to {MAX_HASH_MB}")), "{error}");
+        }
+        let chess960 = find("UCI_Chess960").unwrap();
+        assert_eq!(chess960.parse(Some("true")), Ok(Value::Bool(true)));
+        assert_eq!(chess960.parse(Some("0")), Ok(Value::Bool(false)));
+        assert!(chess960.parse(Some("yes")).is_err());
+        assert_eq!(find("clear hash").unwrap().parse(None), Ok(Value::Press));
+        assert!(find("no such option").is_none());
+    }
+
+    #[test]
+    fn names_are_unique() {
+        for (i, spec) in OPTIONS.iter().enumerate() {
+            assert!(OPTIONS[i + 1..].iter().all(|other| !other.name.eq_ignore_ascii_case(spec.name)), "{}", spec.name);
+        }
+    }
+}
