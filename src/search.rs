@@ -8,6 +8,7 @@
 mod history;
 mod limits;
 mod movepicker;
+mod params;
 mod see;
 mod threads;
 mod time;
@@ -20,9 +21,10 @@ pub use tt::physical_memory;
 
 use crate::board::{Board, Move};
 use crate::eval::{PawnCache, evaluate};
-use crate::movegen::legal_moves;
+use crate::movegen::{is_legal, legal_moves};
 use history::History;
 use movepicker::MovePicker;
+use params::*;
 use see::see_ge;
 use std::sync::LazyLock;
 use std::sync::atomic::Ordering;
@@ -89,6 +91,38 @@ impl PvTable {
     }
 }
 
+/// What the search keeps for one ply of the line it is on.
+#[derive(Clone, Copy)]
+struct StackEntry {
+    /// Static evaluation (NO_EVAL when in check).
+    static_eval: i32,
+    /// The move a singular-extension search leaves out (usually none).
+    excluded: Move,
+    /// Quiet moves that refuted sibling positions at this ply, most recent first.
+    killers: [Move; 2],
+    /// The move made from this ply's position (`Move::NONE` for a null move).
+    current_move: Move,
+}
+
+impl StackEntry {
+    const EMPTY: StackEntry =
+        StackEntry { static_eval: NO_EVAL, excluded: Move::NONE, killers: [Move::NONE; 2], current_move: Move::NONE };
+}
+
+/// A move at the root, with what the last searches found for it.
+#[derive(Clone, Debug)]
+pub struct RootMove {
+    pub mv: Move,
+    /// This iteration's score: exact for the best move (of each MultiPV line), an upper bound
+    /// for moves that failed low, -INFINITY for moves not searched.
+    pub score: i32,
+    pub previous_score: i32,
+    /// The line the score comes from, this move first.
+    pub pv: Vec<Move>,
+    /// Nodes searched below this move in the whole search.
+    pub nodes: u64,
+}
+
 /// One search thread's state.
 struct Worker<'a> {
     /// 0 for the main thread, which alone watches the clock and reports; helpers (Lazy SMP)
@@ -101,10 +135,12 @@ struct Worker<'a> {
     limits: Limits,
     time: TimeManager,
     pv: Box<PvTable>,
-    /// Static evaluation at each ply of the current line (NO_EVAL when in check).
-    eval_stack: [i32; MAX_PLY + 1],
-    /// The move a singular-extension search leaves out at each ply (usually none).
-    excluded: [Move; MAX_PLY + 1],
+    /// What the search keeps for each ply of the line it is on.
+    stack: [StackEntry; MAX_PLY + 1],
+    /// The root's moves (all, or those of `go searchmoves`), best first after each iteration.
+    root_moves: Vec<RootMove>,
+    /// With MultiPV, the line being searched: root moves before it are left out.
+    pv_index: usize,
     nodes: u64,
     seldepth: usize,
     /// Set once the search must unwind; scores computed after it are meaningless.
@@ -132,8 +168,9 @@ impl<'a> Worker<'a> {
             limits,
             time,
             pv: Box::new(PvTable { moves: [[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1], len: [0; MAX_PLY + 1] }),
-            eval_stack: [NO_EVAL; MAX_PLY + 1],
-            excluded: [Move::NONE; MAX_PLY + 1],
+            stack: [StackEntry::EMPTY; MAX_PLY + 1],
+            root_moves: Vec::new(),
+            pv_index: 0,
             nodes: 0,
             seldepth: 0,
             stopped: false,
@@ -141,16 +178,21 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Searches depth 1, 2, 3, ... until a limit says stop, reporting each completed depth.
-    /// Returns the best move and the expected reply. Only completed iterations count: an
-    /// interrupted one has not looked at every move.
+    /// Searches depth 1, 2, 3, ... until a limit says stop, reporting each completed depth
+    /// (one line per MultiPV line). Returns the best move and the expected reply. Only
+    /// completed iterations count: an interrupted one has not looked at every move.
     fn iterative_deepening(&mut self, reporter: &mut Reporter) -> (Option<Move>, Option<Move>) {
-        let root_moves = legal_moves(&self.board);
-        let Some(first) = root_moves.iter().find(|mv| self.is_root_move(*mv)) else {
+        self.root_moves = legal_moves(&self.board)
+            .iter()
+            .filter(|&mv| self.limits.searchmoves.is_empty() || self.limits.searchmoves.contains(&mv))
+            .map(|mv| RootMove { mv, score: -INFINITY, previous_score: -INFINITY, pv: vec![mv], nodes: 0 })
+            .collect();
+        let Some(first) = self.root_moves.first() else {
             return (None, None);
         };
-        let forced = root_moves.iter().filter(|mv| self.is_root_move(*mv)).count() == 1;
-        let mut best = (Some(first), None);
+        let forced = self.root_moves.len() == 1;
+        let mut best = (first.mv, None);
+        let lines = self.limits.multipv.clamp(1, self.root_moves.len());
         let max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
         let mut score = 0;
         let mut stable_iterations = 0;
@@ -159,18 +201,38 @@ impl<'a> Worker<'a> {
         let depth_offset = (self.id % 2) as i32;
         for depth in 1..=max_depth {
             let depth = (depth + depth_offset).min(max_depth);
-            self.seldepth = 0;
+            for root_move in &mut self.root_moves {
+                root_move.previous_score = root_move.score;
+            }
             let previous_score = score;
-            score = self.aspiration_search(depth, score, reporter);
+            for pv_index in 0..lines {
+                self.pv_index = pv_index;
+                self.seldepth = 0;
+                // The first line's window centres on the last best score; the others on
+                // what their move scored last time.
+                let centre = if pv_index == 0 { score } else { self.root_moves[pv_index].previous_score };
+                let line_score = self.aspiration_search(depth, centre, reporter);
+                // Stable, so that moves of equal score keep the order they were searched in.
+                self.root_moves[pv_index..].sort_by_key(|r| std::cmp::Reverse(r.score));
+                if pv_index == 0 {
+                    score = line_score;
+                }
+                if self.stopped {
+                    break;
+                }
+            }
             if self.stopped && depth > 1 {
                 break;
             }
-            let line = self.pv.line().to_vec();
-            if let Some(&mv) = line.first() {
-                stable_iterations = if best.0 == Some(mv) { stable_iterations + 1 } else { 0 };
-                best = (Some(mv), line.get(1).copied());
+            self.root_moves[..lines].sort_by_key(|r| std::cmp::Reverse(r.score));
+            let best_line = &self.root_moves[0].pv;
+            stable_iterations = if best.0 == best_line[0] { stable_iterations + 1 } else { 0 };
+            best = (best_line[0], best_line.get(1).copied());
+            for line in 0..lines {
+                let root_move = &self.root_moves[line];
+                let info = self.info(line, depth, root_move.score, Bound::Exact, root_move.pv.clone());
+                reporter(Report::Info(info));
             }
-            reporter(Report::Info(self.info(depth, score, Bound::Exact, line)));
             if self.stopped || self.found_requested_mate(score) {
                 break;
             }
@@ -182,15 +244,17 @@ impl<'a> Worker<'a> {
                 break;
             }
         }
-        best
+        let ponder = best.1.or_else(|| self.ponder_from_table(best.0));
+        (Some(best.0), ponder)
     }
 
     /// Searches with a narrow window around the previous iteration's score, which cuts off
     /// more of the tree; when the score falls outside, the window widens on that side and the
-    /// search repeats. Shallow depths, whose scores still jump about, use the full window.
+    /// search repeats. Shallow depths, whose scores still jump about, use the full window, as
+    /// does a MultiPV line without a previous score.
     fn aspiration_search(&mut self, depth: i32, previous: i32, reporter: &mut Reporter) -> i32 {
-        let mut delta = 20;
-        let (mut alpha, mut beta) = if depth >= 5 {
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && previous > -INFINITY {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
         } else {
             (-INFINITY, INFINITY)
@@ -212,22 +276,34 @@ impl<'a> Worker<'a> {
             };
             // A GUI showing a long search likes to see that the score is moving.
             if self.time.elapsed() > Duration::from_secs(2) {
-                reporter(Report::Info(self.info(depth, score, bound, self.pv.line().to_vec())));
+                reporter(Report::Info(self.info(self.pv_index, depth, score, bound, self.pv.line().to_vec())));
             }
             delta += delta / 2;
         }
     }
 
+    /// Whether `mv` may be searched at the root: one of the root moves, and not the move of an
+    /// earlier MultiPV line.
     fn is_root_move(&self, mv: Move) -> bool {
-        self.limits.searchmoves.is_empty() || self.limits.searchmoves.contains(&mv)
+        self.root_moves[self.pv_index..].iter().any(|r| r.mv == mv)
     }
 
     fn found_requested_mate(&self, score: i32) -> bool {
         self.limits.mate.is_some_and(|n| score > MATE_BOUND && MATE - score < 2 * n)
     }
 
-    fn info(&self, depth: i32, score: i32, bound: Bound, pv: Vec<Move>) -> Info {
+    /// The expected reply to `best` when the line has only one move (it ended in a table
+    /// cutoff): the table's move in the position after it, if legal there.
+    fn ponder_from_table(&mut self, best: Move) -> Option<Move> {
+        self.board.make_move(best);
+        let reply = self.tt.probe(self.board.key()).map(|e| e.mv).filter(|&mv| is_legal(&self.board, mv));
+        self.board.unmake_move();
+        reply
+    }
+
+    fn info(&self, line: usize, depth: i32, score: i32, bound: Bound, pv: Vec<Move>) -> Info {
         Info {
+            multipv: line + 1,
             depth,
             seldepth: self.seldepth as i32,
             score: reported_score(score),
@@ -302,7 +378,7 @@ impl<'a> Worker<'a> {
 
         // A singular-extension search of this node (one move left out) is not a search of the
         // position: it neither reads nor writes the table's verdict on it.
-        let excluded = self.excluded[ply];
+        let excluded = self.stack[ply].excluded;
         let entry = self.tt.probe(self.board.key());
         if let Some(e) = entry
             && !pv_node
@@ -316,28 +392,33 @@ impl<'a> Worker<'a> {
         }
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
         let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry) };
-        self.eval_stack[ply] = static_eval;
+        self.stack[ply].static_eval = static_eval;
         // Whether our position is better than on our previous move: if not, prune harder.
-        let improving = !in_check && ply >= 2 && static_eval > self.eval_stack[ply - 2];
+        let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].static_eval;
 
         if !pv_node && !in_check && excluded == Move::NONE {
             // Reverse futility pruning: far enough above beta that a shallow search will not
             // bring the score back down.
-            if depth <= 8 && static_eval - 75 * (depth - improving as i32) >= beta && beta.abs() < MATE_BOUND {
+            if depth <= RFP_MAX_DEPTH
+                && static_eval - RFP_MARGIN * (depth - improving as i32) >= beta
+                && beta.abs() < MATE_BOUND
+            {
                 return static_eval;
             }
             // Null-move pruning: if passing the turn still leaves us above beta after a
             // reduced search, a real move will too. Unsound in zugzwang, so never without
             // pieces (pawn endings), and never twice in a row.
-            if depth >= 3
+            if depth >= NMP_MIN_DEPTH
                 && static_eval >= beta
-                && self.board.last_move() != Some(Move::NONE)
+                && (ply == 0 || self.stack[ply - 1].current_move != Move::NONE)
                 && self.board.has_non_pawn_material(self.board.side_to_move())
             {
-                let reduction = 3 + depth / 4 + ((static_eval - beta) / 200).min(3);
-                self.board.make_null_move();
+                let reduction = NMP_BASE_REDUCTION
+                    + depth / NMP_DEPTH_DIVISOR
+                    + ((static_eval - beta) / NMP_EVAL_DIVISOR).min(NMP_EVAL_MAX);
+                self.make_null_move(ply);
                 let score = -self.negamax(-beta, -beta + 1, depth - reduction, ply + 1);
-                self.board.unmake_null_move();
+                self.unmake_null_move();
                 if self.stopped {
                     return DRAW;
                 }
@@ -355,11 +436,11 @@ impl<'a> Worker<'a> {
         }
         // Internal iterative reduction: with no move from the table this node was not searched
         // before, probably matters less than it seems, and ordering is poor; search it shallower.
-        if depth >= 4 && table_move == Move::NONE {
+        if depth >= IIR_MIN_DEPTH && table_move == Move::NONE {
             depth -= 1;
         }
 
-        let mut picker = MovePicker::new(&self.board, table_move, &self.state.history, ply);
+        let mut picker = MovePicker::new(&self.board, table_move, &self.state.history, self.stack[ply].killers);
         let mut best_score = -INFINITY;
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
@@ -377,7 +458,7 @@ impl<'a> Worker<'a> {
             // Singular extension: if every other move falls well short of what the table
             // says this one scores, this move is forced in all but name; search it deeper.
             let mut extension = 0;
-            if mv == table_move && !root && excluded == Move::NONE && depth >= 8 {
+            if mv == table_move && !root && excluded == Move::NONE && depth >= SE_MIN_DEPTH {
                 match self.singularity(entry, depth, beta, ply) {
                     Singularity::Singular => extension = 1,
                     Singularity::MultiCut(score) => return score,
@@ -389,39 +470,40 @@ impl<'a> Worker<'a> {
             }
             // Shallow pruning of moves unlikely to matter, once a move has been found that
             // does not lose to mate (so pruning never turns a position into a false mate).
-            if !root && best_score > -MATE_BOUND && depth <= 8 {
+            if !root && best_score > -MATE_BOUND && depth <= PRUNING_MAX_DEPTH {
                 let quiet = !mv.is_noisy();
                 // Late move pruning: after this many quiet moves, the rest are not worth a look.
                 if quiet
                     && !pv_node
                     && !in_check
-                    && quiet_count >= (3 + depth * depth) as usize / (2 - improving as usize)
+                    && quiet_count >= (LMP_BASE + depth * depth) as usize / (2 - improving as usize)
                 {
                     continue;
                 }
                 // Futility pruning: a quiet move cannot raise a hopeless static score to alpha.
-                if quiet && !in_check && static_eval + 90 + 80 * depth <= alpha {
+                if quiet && !in_check && static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha {
                     continue;
                 }
                 // Moves that lose material by exchange, more readily the shallower the search.
-                let margin = if quiet { -60 * depth } else { -25 * depth * depth };
+                let margin = if quiet { SEE_QUIET_MARGIN * depth } else { SEE_NOISY_MARGIN * depth * depth };
                 if !see_ge(&self.board, mv, margin) {
                     continue;
                 }
             }
-            self.board.make_move(mv);
+            let nodes_before = self.nodes;
+            self.make_move(mv, ply);
             let score = if moves_searched == 0 {
                 -self.negamax(-beta, -alpha, depth - 1 + extension, ply + 1)
             } else {
                 // Late move reductions: with good ordering, late quiet moves rarely matter, so
                 // they get a shallower search first, and the full depth only if it surprises.
                 let mut reduction = 0;
-                if depth >= 3 && !mv.is_noisy() && moves_searched > pv_node as usize {
+                if depth >= LMR_MIN_DEPTH && !mv.is_noisy() && moves_searched > pv_node as usize {
                     reduction = late_move_reduction(depth, moves_searched);
                     reduction -= pv_node as i32;
                     reduction -= picker.is_refutation(mv) as i32;
                     reduction -= self.board.in_check() as i32;
-                    reduction -= self.state.history.score(!self.board.side_to_move(), mv) / 8192;
+                    reduction -= self.state.history.score(!self.board.side_to_move(), mv) / LMR_HISTORY_DIVISOR;
                     reduction += !improving as i32;
                     reduction = reduction.clamp(0, depth - 2);
                 }
@@ -433,10 +515,13 @@ impl<'a> Worker<'a> {
                 }
                 if score > alpha && score < beta { -self.negamax(-beta, -alpha, depth - 1, ply + 1) } else { score }
             };
-            self.board.unmake_move();
+            self.unmake_move();
             moves_searched += 1;
             if self.stopped && !(root && depth == 1) {
                 return DRAW;
+            }
+            if root {
+                self.note_root_score(mv, score, alpha, moves_searched == 1, self.nodes - nodes_before);
             }
 
             if score > best_score {
@@ -447,7 +532,11 @@ impl<'a> Worker<'a> {
                     self.pv.update(ply, mv);
                     if alpha >= beta {
                         if !mv.is_noisy() {
-                            self.state.history.reward_quiet(&self.board, mv, &quiets_tried[..quiet_count], depth, ply);
+                            self.state.history.reward_quiet(&self.board, mv, &quiets_tried[..quiet_count], depth);
+                            let killers = &mut self.stack[ply].killers;
+                            if killers[0] != mv {
+                                *killers = [mv, killers[0]];
+                            }
                         }
                         break;
                     }
@@ -484,13 +573,13 @@ impl<'a> Worker<'a> {
     fn singularity(&mut self, entry: Option<TtEntry>, depth: i32, beta: i32, ply: usize) -> Singularity {
         let Some(e) = entry else { return Singularity::Neither };
         let score = score_from_tt(e.score, ply);
-        if e.depth < depth - 3 || e.bound == Bound::Upper || score.abs() >= MATE_BOUND {
+        if e.depth < depth - SE_TT_DEPTH_MARGIN || e.bound == Bound::Upper || score.abs() >= MATE_BOUND {
             return Singularity::Neither;
         }
-        let singular_beta = score - 2 * depth;
-        self.excluded[ply] = e.mv;
+        let singular_beta = score - SE_BETA_MARGIN * depth;
+        self.stack[ply].excluded = e.mv;
         let value = self.negamax(singular_beta - 1, singular_beta, (depth - 1) / 2, ply);
-        self.excluded[ply] = Move::NONE;
+        self.stack[ply].excluded = Move::NONE;
         if value < singular_beta {
             Singularity::Singular
         } else if singular_beta >= beta {
@@ -532,16 +621,16 @@ impl<'a> Worker<'a> {
 
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
         let mut picker = if in_check {
-            MovePicker::new(&self.board, table_move, &self.state.history, ply)
+            MovePicker::new(&self.board, table_move, &self.state.history, self.stack[ply].killers)
         } else {
             MovePicker::noisy(table_move)
         };
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
         while let Some(mv) = picker.next(&self.board, &self.state.history) {
-            self.board.make_move(mv);
+            self.make_move(mv, ply);
             let score = -self.quiescence(-beta, -alpha, ply + 1);
-            self.board.unmake_move();
+            self.unmake_move();
             moves_searched += 1;
             if self.stopped {
                 return DRAW;
@@ -563,6 +652,47 @@ impl<'a> Worker<'a> {
         let bound = if best_score >= beta { Bound::Lower } else { Bound::Upper };
         self.store(best_move, best_score, static_eval, 0, bound, ply);
         best_score
+    }
+
+    /// Every move the search makes goes through here, so that what follows a move (the board,
+    /// the stack's record of the line) is kept in one place.
+    #[inline(always)]
+    fn make_move(&mut self, mv: Move, ply: usize) {
+        self.stack[ply].current_move = mv;
+        self.board.make_move(mv);
+    }
+
+    #[inline(always)]
+    fn unmake_move(&mut self) {
+        self.board.unmake_move();
+    }
+
+    fn make_null_move(&mut self, ply: usize) {
+        self.stack[ply].current_move = Move::NONE;
+        self.board.make_null_move();
+    }
+
+    fn unmake_null_move(&mut self) {
+        self.board.unmake_null_move();
+    }
+
+    /// Records what the search of root move `mv` found: its score and line when it is the
+    /// first move searched or raised alpha (the best so far), otherwise that it is no better
+    /// than alpha; and the nodes it took.
+    fn note_root_score(&mut self, mv: Move, score: i32, alpha: i32, first: bool, nodes: u64) {
+        let child_line = &self.pv.moves[1][..self.pv.len[1]];
+        let Some(root_move) = self.root_moves.iter_mut().find(|r| r.mv == mv) else {
+            return;
+        };
+        root_move.nodes += nodes;
+        if first || score > alpha {
+            root_move.score = score;
+            root_move.pv.clear();
+            root_move.pv.push(mv);
+            root_move.pv.extend_from_slice(child_line);
+        } else {
+            root_move.score = -INFINITY;
+        }
     }
 
     /// The static evaluation, from the table when an earlier visit saved it.
@@ -599,7 +729,7 @@ fn late_move_reduction(depth: i32, move_number: usize) -> i32 {
         let mut table = [[0; 64]; 64];
         for (d, row) in table.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+                *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
             }
         }
         table

@@ -267,7 +267,7 @@ fn author() -> &'static str {
     if authors.is_empty() { "the Sentinel developers" } else { authors.split(':').next().unwrap_or(authors) }
 }
 
-/// `info depth .. seldepth .. score .. nodes .. nps .. hashfull .. time .. pv ..`
+/// `info depth .. seldepth .. multipv .. score .. nodes .. nps .. hashfull .. time .. pv ..`
 pub fn info_line(engine: &Engine, info: &Info) -> String {
     let score = match info.score {
         Score::Centipawns(cp) => format!("cp {cp}"),
@@ -279,9 +279,10 @@ pub fn info_line(engine: &Engine, info: &Info) -> String {
         Bound::Upper => " upperbound",
     };
     let mut line = format!(
-        "info depth {} seldepth {} score {score}{bound} nodes {} nps {} hashfull {} time {}",
+        "info depth {} seldepth {} multipv {} score {score}{bound} nodes {} nps {} hashfull {} time {}",
         info.depth,
         info.seldepth,
+        info.multipv,
         info.nodes,
         info.nps(),
         info.hashfull,
@@ -351,6 +352,7 @@ mod tests {
     fn info_lines() {
         let e2e4 = engine().parse_move("e2e4").unwrap();
         let info = Info {
+            multipv: 1,
             depth: 5,
             seldepth: 9,
             score: Score::Mate(-3),
@@ -363,7 +365,7 @@ mod tests {
         let engine = engine();
         assert_eq!(
             info_line(&engine, &info),
-            "info depth 5 seldepth 9 score mate -3 upperbound nodes 5000 nps 10000 hashfull 12 time 500 pv e2e4"
+            "info depth 5 seldepth 9 multipv 1 score mate -3 upperbound nodes 5000 nps 10000 hashfull 12 time 500 pv e2e4"
         );
         assert_eq!(best_move_line(&engine, None, None), "bestmove 0000");
         assert_eq!(best_move_line(&engine, Some(e2e4), Some(e2e4)), "bestmove e2e4 ponder e2e4");

@@ -558,6 +558,7 @@ mod tests {
 
     fn empty_info(best: Move) -> Info {
         Info {
+            multipv: 1,
             depth: 0,
             seldepth: 0,
             score: Score::Centipawns(0),

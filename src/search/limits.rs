@@ -73,6 +73,8 @@ pub enum Bound {
 /// aspiration search, with the bound it proved).
 #[derive(Clone, Debug)]
 pub struct Info {
+    /// Which MultiPV line this is, from 1 (the best).
+    pub multipv: usize,
     pub depth: i32,
     pub seldepth: i32,
     pub score: Score,

@@ -41,9 +41,9 @@ pub struct MovePicker {
 }
 
 impl MovePicker {
-    /// All moves, for the main search.
-    pub fn new(board: &Board, table_move: Move, history: &History, ply: usize) -> MovePicker {
-        let [first, second] = history.killers(ply);
+    /// All moves, for the main search, with the ply's killers.
+    pub fn new(board: &Board, table_move: Move, history: &History, killers: [Move; 2]) -> MovePicker {
+        let [first, second] = killers;
         MovePicker::with_stages(table_move, [first, second, history.counter(board)], true)
     }
 

@@ -121,13 +121,11 @@ impl Searcher {
                 for (i, state) in helper_states.iter_mut().enumerate() {
                     let (board, limits, tt, control) = (board.clone(), limits.clone(), &tt, &control);
                     scope.spawn(move || {
-                        state.history.clear_killers();
                         let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO);
                         let mut worker = Worker::new(i + 1, board, tt, control, state, limits, time);
                         worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
                     });
                 }
-                main_state.history.clear_killers();
                 let mut worker = Worker::new(0, board, &tt, &control, main_state, limits, time);
                 let (best, ponder) = worker.iterative_deepening(&mut reporter);
                 // The move goes out before the helpers are gathered in: a helper the operating
