@@ -209,6 +209,62 @@ fn searchmoves_restricts_the_root() {
     engine.check(best == "g1f3" || best == "b1c3", &format!("{best} is not among the searchmoves"));
 }
 
+/// A field of an info line: the word after `name`.
+fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.iter().position(|w| *w == name).and_then(|i| words.get(i + 1).copied())
+}
+
+/// The moves of an info line's `pv`.
+fn pv(line: &str) -> Vec<String> {
+    line.split(" pv ").nth(1).unwrap_or_default().split_whitespace().map(String::from).collect()
+}
+
+/// MultiPV 3: at every depth three lines, numbered 1 to 3, with different first moves and
+/// scores from best to worst, each a legal line.
+#[test]
+fn multipv_gives_distinct_sorted_legal_lines() {
+    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let mut engine = Engine::uci();
+    engine.send("setoption name MultiPV value 3");
+    engine.send(&format!("position fen {fen}"));
+    engine.send("go depth 6");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    let exact: Vec<&String> =
+        lines.iter().filter(|l| l.starts_with("info depth") && !l.contains("bound") && l.contains(" pv ")).collect();
+    for depth in 1..=6 {
+        let at_depth: Vec<&&String> = exact.iter().filter(|l| field(l, "depth") == Some(&depth.to_string())).collect();
+        let numbers: Vec<&str> = at_depth.iter().filter_map(|l| field(l, "multipv")).collect();
+        engine.check(numbers == ["1", "2", "3"], &format!("depth {depth}: lines {numbers:?}"));
+        let firsts: Vec<String> = at_depth.iter().map(|l| pv(l)[0].clone()).collect();
+        engine.check(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2], "same first move");
+        let scores: Vec<i32> = at_depth.iter().map(|l| field(l, "cp").and_then(|s| s.parse().ok()).unwrap()).collect();
+        engine.check(scores[0] >= scores[1] && scores[1] >= scores[2], &format!("depth {depth}: {scores:?}"));
+        for line in at_depth {
+            engine.send(&format!("position fen {fen} moves {}", pv(line).join(" ")));
+            ready_without_errors(&mut engine);
+        }
+    }
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap();
+    let last_first = pv(exact.iter().rev().find(|l| field(l, "multipv") == Some("1")).unwrap())[0].clone();
+    engine.check(best == last_first, "bestmove is the first line's move");
+}
+
+/// searchmoves narrows the root for MultiPV too: two moves allowed, two lines.
+#[test]
+fn searchmoves_with_multipv() {
+    let mut engine = Engine::uci();
+    engine.send("setoption name MultiPV value 3");
+    engine.send("position startpos");
+    engine.send("go depth 4 searchmoves a2a3 h2h3");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    let last_depth: Vec<&String> =
+        lines.iter().filter(|l| field(l, "depth") == Some("4") && l.contains(" pv ")).collect();
+    let firsts: Vec<String> = last_depth.iter().map(|l| pv(l)[0].clone()).collect();
+    engine.check(firsts.len() == 2, &format!("two lines, got {firsts:?}"));
+    engine.check(firsts.iter().all(|m| m == "a2a3" || m == "h2h3"), &format!("{firsts:?}"));
+}
+
 #[test]
 fn quit_ends_the_process_even_while_searching() {
     let mut engine = Engine::uci();

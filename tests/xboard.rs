@@ -73,6 +73,7 @@ fn handshake_declares_features_ending_with_done() {
         "name=1",
         "memory=1",
         "smp=1",
+        "exclude=1",
     ] {
         engine.check(all.contains(feature), &format!("feature {feature} missing"));
     }
@@ -390,6 +391,35 @@ fn analyze_mode_thinks_without_moving() {
     engine.send("go");
     let mv = engine_move(&mut engine);
     engine.check(is_one_of(&mv, START), &format!("{mv} should be a first move (the undo took 1.e4 back)"));
+}
+
+/// Analysis with `exclude`/`include` and the N-best option: the excluded move never heads a
+/// line; with MultiPV 2 two lines per depth.
+#[test]
+fn analysis_excludes_moves_and_shows_several_lines() {
+    let first_moves = |lines: &[String]| -> Vec<String> {
+        lines.iter().filter_map(|l| l.split_whitespace().nth(4).map(String::from)).collect()
+    };
+    let mut engine = Engine::xboard();
+    new_game(&mut engine);
+    engine.send("force");
+    engine.send("setboard 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
+    engine.send("exclude d1d8");
+    engine.send("analyze");
+    let lines = engine.lines_for(std::time::Duration::from_millis(400));
+    engine.send("exit");
+    sync(&mut engine);
+    let firsts = first_moves(&lines);
+    engine.check(!firsts.is_empty() && !firsts.iter().any(|m| m == "d1d8"), &format!("{firsts:?}"));
+    engine.send("include all");
+    engine.send("option MultiPV=2");
+    engine.send("analyze");
+    let lines = engine.lines_for(std::time::Duration::from_millis(400));
+    engine.send("exit");
+    sync(&mut engine);
+    let depth_two: Vec<String> = lines.iter().filter(|l| l.starts_with("2 ")).cloned().collect();
+    engine.check(depth_two.len() == 2, &format!("two lines at depth 2: {depth_two:?}"));
+    engine.check(first_moves(&depth_two).contains(&"d1d8".to_string()), "the mate is back");
 }
 
 #[test]

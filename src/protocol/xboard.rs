@@ -61,6 +61,8 @@ struct XBoard<'a> {
     thinking: Option<Thinking>,
     /// `ping`s received while thinking on our move: answered once the move is out.
     pongs: Vec<String>,
+    /// Root moves left out of the analysis (`exclude`), until the position changes.
+    excluded: Vec<Move>,
     last_info: Option<Info>,
 }
 
@@ -85,6 +87,7 @@ pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
         move_started: Instant::now(),
         thinking: None,
         pongs: Vec::new(),
+        excluded: Vec::new(),
         last_info: None,
     };
     super::serve(&mut xboard, events);
@@ -116,7 +119,7 @@ impl XBoard<'_> {
         let name = format!("Sentinel {}", env!("CARGO_PKG_VERSION"));
         self.out.send(format!(
             "feature myname=\"{name}\" ping=1 setboard=1 usermove=1 time=1 sigint=0 sigterm=0 reuse=1 analyze=1 \
-             colors=0 name=1 memory=1 smp=1 done=0"
+             colors=0 name=1 memory=1 smp=1 exclude=1 done=0"
         ));
         for spec in Engine::options().iter().filter(|spec| spec.shown == Shown::Everywhere) {
             let kind = match spec.kind {
@@ -171,6 +174,7 @@ impl XBoard<'_> {
     /// After a take-back or a new position: analysis goes on from there. (XBoard sends these
     /// in force mode; the engine moves only after `go` or a move.)
     fn position_set(&mut self) {
+        self.excluded.clear();
         if self.analyzing {
             self.analyze();
         }
@@ -179,6 +183,7 @@ impl XBoard<'_> {
     /// After the opponent's move: claim the result if the game is over, otherwise think if it
     /// is our turn (or go on analysing).
     fn after_user_move(&mut self) {
+        self.excluded.clear();
         if self.analyzing {
             self.analyze();
         } else if self.engine_color == Some(self.engine.board().side_to_move()) {
@@ -221,7 +226,16 @@ impl XBoard<'_> {
     }
 
     fn analyze(&mut self) {
-        let limits = Limits { infinite: true, depth: self.max_depth, ..Limits::default() };
+        let mut limits = Limits { infinite: true, depth: self.max_depth, ..Limits::default() };
+        if !self.excluded.is_empty() {
+            limits.searchmoves =
+                self.engine.legal_moves().into_iter().filter(|mv| !self.excluded.contains(mv)).collect();
+            if limits.searchmoves.is_empty() {
+                // Everything excluded: nothing to analyse until a move is included again.
+                self.cancel_thinking();
+                return;
+            }
+        }
         self.last_info = None;
         if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
             self.thinking = Some(Thinking { id, task: Task::Analyze, finished: None });
@@ -305,6 +319,24 @@ impl XBoard<'_> {
         }
     }
 
+    /// `exclude MOVE|all` and `include MOVE|all`: which root moves the analysis considers.
+    fn exclude(&mut self, exclude: bool, args: &str, line: &str) {
+        if args == "all" {
+            self.excluded = if exclude { self.engine.legal_moves() } else { Vec::new() };
+        } else {
+            let Some(mv) = self.engine.parse_move(args) else {
+                return self.error("not a legal move", line);
+            };
+            self.excluded.retain(|&m| m != mv);
+            if exclude {
+                self.excluded.push(mv);
+            }
+        }
+        if self.analyzing {
+            self.analyze();
+        }
+    }
+
     /// `.` in analysis mode: `stat01: time nodes depth moves-left total-moves`.
     fn analysis_status(&mut self) {
         if !self.analyzing {
@@ -340,6 +372,7 @@ impl Protocol for XBoard<'_> {
                 self.analyzing = false;
                 self.max_depth = None;
                 self.our_time = None;
+                self.excluded.clear();
             }
             "variant" if args == "normal" => {}
             "variant" => self.error("only normal chess is played", line),
@@ -437,6 +470,8 @@ impl Protocol for XBoard<'_> {
             "memory" => self.set_option("Hash", Some(args.to_string()), line),
             "cores" => self.set_option("Threads", Some(args.to_string()), line),
             "option" => self.option(args, line),
+            "exclude" => self.exclude(true, args, line),
+            "include" => self.exclude(false, args, line),
             "bench" => {
                 self.cancel_thinking();
                 if let Err(reason) = super::bench(args) {
