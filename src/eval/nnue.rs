@@ -255,6 +255,13 @@ impl Accumulator {
         acc
     }
 
+    /// The accumulators of a board given as its pieces (as the trainer reads them).
+    pub fn from_pieces(net: &Network, pieces: impl IntoIterator<Item = (Square, Piece)>) -> Accumulator {
+        let mut acc = Accumulator { values: [[0; HIDDEN]; 2] };
+        acc.refresh_pieces(net, pieces);
+        acc
+    }
+
     /// Recomputes both perspectives from scratch.
     pub fn refresh(&mut self, net: &Network, board: &Board) {
         let pieces = Color::BOTH.into_iter().flat_map(|color| {
@@ -266,8 +273,7 @@ impl Accumulator {
         self.refresh_pieces(net, pieces);
     }
 
-    /// Recomputes both perspectives for a board given as its pieces (as the trainer reads them).
-    pub fn refresh_pieces(&mut self, net: &Network, pieces: impl IntoIterator<Item = (Square, Piece)>) {
+    fn refresh_pieces(&mut self, net: &Network, pieces: impl IntoIterator<Item = (Square, Piece)>) {
         self.values = [net.feature_bias; 2];
         for (sq, piece) in pieces {
             self.add(net, piece, sq);
@@ -470,6 +476,17 @@ mod tests {
             }
         }
         assert!(checked > 10_000);
+    }
+
+    /// The trainer's way in (pieces read from a record) gives the accumulators the search's
+    /// (a board) gives.
+    #[test]
+    fn accumulators_from_pieces_match_the_board() {
+        let net = random_network(Activation::SCReLU, 13);
+        for board in suite_boards() {
+            let pieces = Square::all().map(|sq| (sq, board.piece_at(sq))).filter(|(_, p)| !p.is_empty());
+            assert_eq!(Accumulator::from_pieces(&net, pieces), Accumulator::new(&net, &board));
+        }
     }
 
     /// The inputs are what the module comment says, and the two views mirror each other.
