@@ -380,6 +380,9 @@ pub fn run(options: &Options) -> Result<(), String> {
     if training.is_empty() {
         return Err("no positions left for training after the validation split".to_string());
     }
+    if training.len() > u32::MAX as usize {
+        return Err(format!("{} training positions; at most {} fit the shuffle's indices", training.len(), u32::MAX));
+    }
     eprintln!(
         "train: {} training positions, {} held out for validation, loaded in {:.1} s",
         training.len(),
