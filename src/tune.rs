@@ -3,14 +3,19 @@
 //! `datagen` plays fast self-play games and writes quiet positions labelled with the game's
 //! result; `trace` records which weights the evaluation uses in a position and how often;
 //! `tuner` fits the weights to the results (the Texel method) and `params_file` writes them
-//! back as `src/eval/params.rs`.
+//! back as `src/eval/params.rs`. `train` fits the NNUE network (`float_net`, `train`) to the
+//! same positions and `net-eval` shows what a network file makes of a position.
 
 pub mod datagen;
+pub mod float_net;
 pub mod packed;
 pub mod params_file;
 pub mod trace;
+pub mod train;
 pub mod tuner;
 
+use crate::board::Board;
+use crate::eval::nnue::{Activation, Network};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -72,6 +77,54 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = tuner::Scaling::Global)]
         scaling: tuner::Scaling,
     },
+    /// Train the NNUE network on `datagen` positions; writes a checkpoint every epoch and the
+    /// quantised network at the end.
+    Train {
+        /// A packed training file (repeat for several).
+        #[arg(long, value_name = "FILE", required = true)]
+        data: Vec<PathBuf>,
+        /// Fraction of the positions held out to measure the loss on.
+        #[arg(long, default_value_t = 0.02)]
+        validation: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The game result's share of the target; the rest is the search's score.
+        #[arg(long, default_value_t = 0.3)]
+        wdl: f32,
+        /// AdamW's initial step size (it decays along a cosine to a hundredth).
+        #[arg(long, default_value_t = 0.001)]
+        lr: f32,
+        #[arg(long, default_value_t = 0.01)]
+        weight_decay: f32,
+        /// Train until this epoch (a resumed run counts the checkpoint's epochs).
+        #[arg(long, default_value_t = 10)]
+        epochs: usize,
+        #[arg(long, default_value_t = 16384)]
+        batch: usize,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// The hidden layer's activation (default screlu; a resumed run keeps its own).
+        #[arg(long, value_enum)]
+        activation: Option<Activation>,
+        /// Where the checkpoints (`epoch-NNN.ckpt`) and the network (`net.nnue`) go.
+        #[arg(long, value_name = "DIR")]
+        out_dir: PathBuf,
+        /// Write the quantised network here instead of DIR/net.nnue.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Continue from a checkpoint.
+        #[arg(long, value_name = "CHECKPOINT")]
+        resume: Option<PathBuf>,
+    },
+    /// Print a network's evaluation of a position next to the hand-crafted one (centipawns,
+    /// side to move's view).
+    NetEval {
+        #[arg(long, value_name = "FILE")]
+        net: PathBuf,
+        /// `startpos` or a FEN (quoted, or as separate words).
+        #[arg(num_args = 1.., required = true, value_name = "POSITION")]
+        position: Vec<String>,
+    },
 }
 
 pub fn run(command: Command) -> Result<(), String> {
@@ -94,6 +147,41 @@ pub fn run(command: Command) -> Result<(), String> {
         }
         Command::Tune { data, epochs, out, rate, threads, holdout, l2, scaling } => {
             tuner::run(&tuner::Options { data, epochs, out, rate, threads, holdout, l2, scaling }).map(|_| ())
+        }
+        Command::Train {
+            data,
+            validation,
+            seed,
+            wdl,
+            lr,
+            weight_decay,
+            epochs,
+            batch,
+            threads,
+            activation,
+            out_dir,
+            out,
+            resume,
+        } => {
+            if !(0.0..=0.5).contains(&validation) || !(0.0..=1.0).contains(&wdl) {
+                return Err("--validation must be within 0 to 0.5 and --wdl within 0 to 1".to_string());
+            }
+            let positive = lr > 0.0 && lr.is_finite() && batch > 0 && threads > 0;
+            if !positive || !(0.0..1.0).contains(&weight_decay) {
+                return Err("--lr, --batch and --threads must be positive, --weight-decay within 0 to 1".to_string());
+            }
+            let settings = train::Settings { wdl, lr, weight_decay, batch, threads };
+            train::run(&train::Options { data, validation, seed, settings, epochs, activation, out_dir, out, resume })
+        }
+        Command::NetEval { net, position } => {
+            let bytes = std::fs::read(&net).map_err(|e| format!("cannot read {}: {e}", net.display()))?;
+            let network = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", net.display()))?;
+            let text = position.join(" ");
+            let fen = if text.trim() == "startpos" { crate::board::START_FEN } else { text.as_str() };
+            let board = Board::from_fen(fen).map_err(|e| e.to_string())?;
+            let hand_crafted = crate::eval::evaluate(&board, &mut crate::eval::PawnCache::new());
+            println!("nnue {} hand-crafted {hand_crafted}", network.evaluate(&board));
+            Ok(())
         }
     }
 }

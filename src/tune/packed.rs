@@ -112,7 +112,6 @@ impl Record {
     }
 
     /// The search's score in centipawns, from White's side.
-    #[cfg_attr(not(test), expect(dead_code, reason = "the network trainer reads it; it lands next"))]
     pub fn white_score(&self) -> i16 {
         i16::from_le_bytes([self.0[24], self.0[25]])
     }

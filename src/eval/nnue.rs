@@ -1,0 +1,590 @@
+//! The neural network evaluation (NNUE): a network small enough to run at every node, whose
+//! first layer is updated incrementally as moves change a few pieces instead of being
+//! recomputed.
+//!
+//! Architecture (v1): each side's view of the board is 768 binary inputs, one per (own or
+//! enemy piece, kind, square), with the board flipped top to bottom for Black so that both
+//! sides see their own pieces advancing up the board. One shared layer of `HIDDEN` neurons
+//! turns each view into an accumulator; the output is the activated side-to-move accumulator
+//! followed by the other side's, times the output weights, plus a bias, scaled to centipawns.
+//! The activation is a file header choice: CReLU (clamp to [0, 1]) or SCReLU (clamped, then
+//! squared).
+//!
+//! Arithmetic is integer: feature weights and biases are i16 scaled by `QA` (1.0 is 255),
+//! output weights i16 scaled by `QB` (1.0 is 64), the output bias i32 scaled by `QA * QB`. The
+//! accumulators add and subtract with wrapping, as the vector units do, so updating a position
+//! incrementally gives exactly the numbers recomputing it gives, whatever the weights.
+//!
+//! File format (all little-endian, `HEADER_SIZE` + parameters, nothing after them):
+//!
+//! | offset | size          | contents                                                        |
+//! |--------|---------------|-----------------------------------------------------------------|
+//! | 0      | 8             | magic `SNTLNNUE`                                                |
+//! | 8      | 4             | format version (u32, `VERSION`)                                 |
+//! | 12     | 4             | hidden size H (u32; must equal this build's `HIDDEN`)          |
+//! | 16     | 4             | activation (u32: 0 CReLU, 1 SCReLU)                             |
+//! | 20     | 768 · H · 2   | feature weights, i16, one row of H per input (`feature_index`)  |
+//! |        | H · 2         | feature biases, i16                                             |
+//! |        | 2 · H · 2     | output weights, i16: H for the side to move, then H for the other |
+//! |        | 4             | output bias, i32                                                |
+//!
+//! Output weights must lie within ±`MAX_OUTPUT_WEIGHT`, which keeps SCReLU's products in range.
+
+use crate::board::{Board, Color, Piece, PieceKind, Square};
+use std::fmt;
+
+/// Inputs per perspective: 2 sides × 6 kinds × 64 squares.
+pub const INPUTS: usize = 768;
+/// Neurons in the hidden layer (per perspective).
+pub const HIDDEN: usize = 256;
+/// The quantised value of 1.0 in the accumulators: activations are clamped to [0, QA].
+pub const QA: i32 = 255;
+/// The quantised value of 1.0 in the output weights.
+pub const QB: i32 = 64;
+/// Centipawns per unit of network output (the trainer's sigmoid scale too).
+pub const EVAL_SCALE: i32 = 400;
+/// Largest output weight a file may hold: 255 × 127 still fits an i16, which the SCReLU sum
+/// relies on, and 127 / 64 ≈ 1.98 leaves the trainer room enough.
+pub const MAX_OUTPUT_WEIGHT: i16 = 127;
+/// Evaluations are clamped to this, well clear of the search's mate scores.
+pub const MAX_EVAL: i32 = 20_000;
+
+pub const MAGIC: &[u8; 8] = b"SNTLNNUE";
+pub const VERSION: u32 = 1;
+pub const HEADER_SIZE: usize = 20;
+/// Bytes of a whole file for this build's `HIDDEN`.
+pub const FILE_SIZE: usize = HEADER_SIZE + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4;
+
+/// How a hidden neuron's value is squashed before the output layer.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(feature = "tune", derive(clap::ValueEnum))]
+pub enum Activation {
+    /// Clipped ReLU: clamp to [0, 1].
+    #[cfg_attr(feature = "tune", value(name = "crelu"))]
+    CReLU = 0,
+    /// Squared clipped ReLU: clamp to [0, 1], then square.
+    #[cfg_attr(feature = "tune", value(name = "screlu"))]
+    SCReLU = 1,
+}
+
+impl Activation {
+    fn from_code(code: u32) -> Option<Activation> {
+        match code {
+            0 => Some(Activation::CReLU),
+            1 => Some(Activation::SCReLU),
+            _ => None,
+        }
+    }
+}
+
+/// The input a piece on a square sets, seen from `perspective`'s side.
+#[inline]
+pub fn feature_index(perspective: Color, piece: Piece, sq: Square) -> usize {
+    let side = (piece.color() != perspective) as usize;
+    let flip = if perspective == Color::White { 0 } else { 56 };
+    side * 384 + (piece.kind().index() - 1) * 64 + (sq.index64() ^ flip)
+}
+
+/// Why a network file was refused.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum NetError {
+    BadMagic,
+    Version { found: u32 },
+    HiddenSize { found: u32 },
+    Activation { found: u32 },
+    Truncated { expected: usize, got: usize },
+    TooLong { expected: usize, got: usize },
+    OutputWeight { index: usize, value: i16 },
+}
+
+impl fmt::Display for NetError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match *self {
+            NetError::BadMagic => write!(f, "not a Sentinel network file (bad magic)"),
+            NetError::Version { found } => {
+                write!(f, "network format version {found}; this build reads version {VERSION}")
+            }
+            NetError::HiddenSize { found } => {
+                write!(f, "network has {found} hidden neurons; this build is made for {HIDDEN}")
+            }
+            NetError::Activation { found } => write!(f, "unknown activation code {found} (0 CReLU, 1 SCReLU)"),
+            NetError::Truncated { expected, got } => {
+                write!(f, "network file truncated: expected {expected} bytes, got {got}")
+            }
+            NetError::TooLong { expected, got } => {
+                write!(f, "network file too long: expected {expected} bytes, got {got}")
+            }
+            NetError::OutputWeight { index, value } => {
+                write!(f, "output weight {index} is {value}, outside ±{MAX_OUTPUT_WEIGHT}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for NetError {}
+
+/// The quantised network's parameters.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    activation: Activation,
+    /// One row per input (`INPUTS` rows), on the heap.
+    feature_weights: Box<[[i16; HIDDEN]]>,
+    feature_bias: [i16; HIDDEN],
+    /// `[0]` weighs the side to move's accumulator, `[1]` the other side's.
+    output_weights: [[i16; HIDDEN]; 2],
+    output_bias: i32,
+}
+
+impl fmt::Debug for Network {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "Network({:?}, {HIDDEN} hidden, output bias {})", self.activation, self.output_bias)
+    }
+}
+
+impl Network {
+    /// A network from its quantised parameters: `feature_weights` row by row (`INPUTS` × `HIDDEN`),
+    /// `output_weights` the side to move's `HIDDEN` then the other side's.
+    pub fn from_parts(
+        activation: Activation,
+        feature_weights: &[i16],
+        feature_bias: &[i16],
+        output_weights: &[i16],
+        output_bias: i32,
+    ) -> Result<Network, NetError> {
+        let sizes = [
+            (feature_weights.len(), INPUTS * HIDDEN),
+            (feature_bias.len(), HIDDEN),
+            (output_weights.len(), 2 * HIDDEN),
+        ];
+        for (got, expected) in sizes {
+            if got < expected {
+                return Err(NetError::Truncated { expected, got });
+            } else if got > expected {
+                return Err(NetError::TooLong { expected, got });
+            }
+        }
+        if let Some((index, &value)) = output_weights.iter().enumerate().find(|(_, w)| w.abs() > MAX_OUTPUT_WEIGHT) {
+            return Err(NetError::OutputWeight { index, value });
+        }
+        let mut net = Network {
+            activation,
+            feature_weights: vec![[0; HIDDEN]; INPUTS].into_boxed_slice(),
+            feature_bias: [0; HIDDEN],
+            output_weights: [[0; HIDDEN]; 2],
+            output_bias,
+        };
+        for (row, values) in net.feature_weights.iter_mut().zip(feature_weights.chunks_exact(HIDDEN)) {
+            row.copy_from_slice(values);
+        }
+        net.feature_bias.copy_from_slice(feature_bias);
+        net.output_weights[0].copy_from_slice(&output_weights[..HIDDEN]);
+        net.output_weights[1].copy_from_slice(&output_weights[HIDDEN..]);
+        Ok(net)
+    }
+
+    /// Reads a network file (see the module comment for the format).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
+        if bytes.len() >= MAGIC.len() && &bytes[..MAGIC.len()] != MAGIC {
+            return Err(NetError::BadMagic);
+        }
+        if bytes.len() < HEADER_SIZE {
+            return Err(NetError::Truncated { expected: HEADER_SIZE, got: bytes.len() });
+        }
+        let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        let (version, hidden, activation) = (word(8), word(12), word(16));
+        if version != VERSION {
+            return Err(NetError::Version { found: version });
+        }
+        if hidden as usize != HIDDEN {
+            return Err(NetError::HiddenSize { found: hidden });
+        }
+        let activation = Activation::from_code(activation).ok_or(NetError::Activation { found: activation })?;
+        if bytes.len() < FILE_SIZE {
+            return Err(NetError::Truncated { expected: FILE_SIZE, got: bytes.len() });
+        }
+        if bytes.len() > FILE_SIZE {
+            return Err(NetError::TooLong { expected: FILE_SIZE, got: bytes.len() });
+        }
+        let mut words = bytes[HEADER_SIZE..FILE_SIZE - 4].chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]]));
+        let feature_weights: Vec<i16> = words.by_ref().take(INPUTS * HIDDEN).collect();
+        let feature_bias: Vec<i16> = words.by_ref().take(HIDDEN).collect();
+        let output_weights: Vec<i16> = words.collect();
+        let output_bias = word(FILE_SIZE - 4) as i32;
+        Network::from_parts(activation, &feature_weights, &feature_bias, &output_weights, output_bias)
+    }
+
+    /// The network as a file (see the module comment for the format).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(FILE_SIZE);
+        bytes.extend_from_slice(MAGIC);
+        for word in [VERSION, HIDDEN as u32, self.activation as u32] {
+            bytes.extend_from_slice(&word.to_le_bytes());
+        }
+        let rows = self.feature_weights.iter().chain([&self.feature_bias]).chain(&self.output_weights);
+        for value in rows.flatten() {
+            bytes.extend_from_slice(&value.to_le_bytes());
+        }
+        bytes.extend_from_slice(&self.output_bias.to_le_bytes());
+        bytes
+    }
+
+    /// The evaluation of `board` for the side to move, computing the accumulators afresh.
+    pub fn evaluate(&self, board: &Board) -> i32 {
+        Accumulator::new(self, board).evaluate(self, board.side_to_move())
+    }
+
+    #[inline]
+    fn row(&self, perspective: Color, piece: Piece, sq: Square) -> &[i16; HIDDEN] {
+        &self.feature_weights[feature_index(perspective, piece, sq)]
+    }
+}
+
+/// The hidden layer's inputs for a position, from White's view (`[0]`) and Black's (`[1]`).
+/// The search keeps one per ply and updates it with the pieces a move changes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(C, align(64))]
+pub struct Accumulator {
+    values: [[i16; HIDDEN]; 2],
+}
+
+impl Accumulator {
+    /// The accumulators of `board`.
+    pub fn new(net: &Network, board: &Board) -> Accumulator {
+        let mut acc = Accumulator { values: [[0; HIDDEN]; 2] };
+        acc.refresh(net, board);
+        acc
+    }
+
+    /// The accumulators of a board given as its pieces (as the trainer reads them).
+    pub fn from_pieces(net: &Network, pieces: impl IntoIterator<Item = (Square, Piece)>) -> Accumulator {
+        let mut acc = Accumulator { values: [[0; HIDDEN]; 2] };
+        acc.refresh_pieces(net, pieces);
+        acc
+    }
+
+    /// Recomputes both perspectives from scratch.
+    pub fn refresh(&mut self, net: &Network, board: &Board) {
+        let pieces = Color::BOTH.into_iter().flat_map(|color| {
+            PieceKind::ALL.into_iter().flat_map(move |kind| {
+                let piece = Piece::new(color, kind);
+                board.pieces(color, kind).iter().map(move |&sq| (sq, piece))
+            })
+        });
+        self.refresh_pieces(net, pieces);
+    }
+
+    fn refresh_pieces(&mut self, net: &Network, pieces: impl IntoIterator<Item = (Square, Piece)>) {
+        self.values = [net.feature_bias; 2];
+        for (sq, piece) in pieces {
+            self.add(net, piece, sq);
+        }
+    }
+
+    /// `piece` appears on `sq`.
+    #[inline]
+    pub fn add(&mut self, net: &Network, piece: Piece, sq: Square) {
+        for perspective in Color::BOTH {
+            let row = net.row(perspective, piece, sq);
+            for (a, &w) in self.values[perspective.index()].iter_mut().zip(row) {
+                *a = a.wrapping_add(w);
+            }
+        }
+    }
+
+    /// `piece` leaves `sq`.
+    #[inline]
+    pub fn remove(&mut self, net: &Network, piece: Piece, sq: Square) {
+        for perspective in Color::BOTH {
+            let row = net.row(perspective, piece, sq);
+            for (a, &w) in self.values[perspective.index()].iter_mut().zip(row) {
+                *a = a.wrapping_sub(w);
+            }
+        }
+    }
+
+    /// `piece` moves from `from` to `to`: a removal and an addition in one pass over memory.
+    #[inline]
+    pub fn move_piece(&mut self, net: &Network, piece: Piece, from: Square, to: Square) {
+        for perspective in Color::BOTH {
+            let (old, new) = (net.row(perspective, piece, from), net.row(perspective, piece, to));
+            for ((a, &o), &n) in self.values[perspective.index()].iter_mut().zip(old).zip(new) {
+                *a = a.wrapping_add(n).wrapping_sub(o);
+            }
+        }
+    }
+
+    /// The evaluation in centipawns for `stm`, the side to move.
+    pub fn evaluate(&self, net: &Network, stm: Color) -> i32 {
+        let (us, them) = (&self.values[stm.index()], &self.values[(!stm).index()]);
+        let (ours, theirs) = (&net.output_weights[0], &net.output_weights[1]);
+        // Scaled by QA · QB, the output bias's scale.
+        let sum = match net.activation {
+            Activation::CReLU => crelu_dot(us, ours) + crelu_dot(them, theirs),
+            Activation::SCReLU => (screlu_dot(us, ours) + screlu_dot(them, theirs)) / QA as i64,
+        };
+        let eval = (sum + net.output_bias as i64) * EVAL_SCALE as i64 / (QA * QB) as i64;
+        eval.clamp(-MAX_EVAL as i64, MAX_EVAL as i64) as i32
+    }
+}
+
+/// Terms summed in i32 before joining the i64 total: 64 · 255 · 255 · 127 < 2³¹.
+const CHUNK: usize = 64;
+
+/// Σ clamp(a, 0, QA) · w, scaled by QA · QB.
+fn crelu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
+    let mut total = 0;
+    for (a, w) in acc.chunks_exact(CHUNK).zip(weights.chunks_exact(CHUNK)) {
+        let sum: i32 = a.iter().zip(w).map(|(&a, &w)| a.clamp(0, QA as i16) as i32 * w as i32).sum();
+        total += sum as i64;
+    }
+    total
+}
+
+/// Σ clamp(a, 0, QA)² · w, scaled by QA² · QB. `v · w` fits an i16 since |w| ≤ 127, which lets
+/// the multiply run on 16-bit lanes before widening.
+fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
+    let mut total = 0;
+    for (a, w) in acc.chunks_exact(CHUNK).zip(weights.chunks_exact(CHUNK)) {
+        let sum: i32 = a
+            .iter()
+            .zip(w)
+            .map(|(&a, &w)| {
+                let v = a.clamp(0, QA as i16);
+                (v * w) as i32 * v as i32
+            })
+            .sum();
+        total += sum as i64;
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::movegen::legal_moves;
+
+    /// A network with every parameter drawn from a seeded generator, for tests.
+    fn random_network(activation: Activation, seed: u64) -> Network {
+        let mut state = seed;
+        let mut next = move |range: i32| {
+            // splitmix64
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            ((z % (2 * range as u64 + 1)) as i32 - range) as i16
+        };
+        let features: Vec<i16> = (0..INPUTS * HIDDEN).map(|_| next(60)).collect();
+        let bias: Vec<i16> = (0..HIDDEN).map(|_| next(100)).collect();
+        let output: Vec<i16> = (0..2 * HIDDEN).map(|_| next(MAX_OUTPUT_WEIGHT as i32)).collect();
+        Network::from_parts(activation, &features, &bias, &output, next(3000) as i32 * 7).unwrap()
+    }
+
+    fn suite_boards() -> Vec<Board> {
+        [include_str!("../../perft/standard.epd"), include_str!("../../perft/random.epd")]
+            .iter()
+            .flat_map(|suite| suite.lines())
+            .filter_map(|line| crate::perft::parse_suite_line(line).unwrap())
+            .map(|entry| Board::from_fen(&entry.fen).unwrap())
+            .collect()
+    }
+
+    /// Updates `acc` for what changed between two boards, as the search will after a move:
+    /// a piece that left one square and appeared on another moves, the rest are removed or
+    /// added. Comparing squares keeps this independent of how moves encode castling.
+    fn apply_difference(acc: &mut Accumulator, net: &Network, before: &[Piece; 64], after: &Board) {
+        let mut gone = Vec::new();
+        let mut came = Vec::new();
+        for sq in Square::all() {
+            let (old, new) = (before[sq.index64()], after.piece_at(sq));
+            if old != new {
+                if !old.is_empty() {
+                    gone.push((sq, old));
+                }
+                if !new.is_empty() {
+                    came.push((sq, new));
+                }
+            }
+        }
+        for (from, piece) in gone {
+            if let Some(i) = came.iter().position(|&(_, p)| p == piece) {
+                let (to, _) = came.swap_remove(i);
+                acc.move_piece(net, piece, from, to);
+            } else {
+                acc.remove(net, piece, from);
+            }
+        }
+        for (sq, piece) in came {
+            acc.add(net, piece, sq);
+        }
+    }
+
+    fn snapshot(board: &Board) -> [Piece; 64] {
+        let mut squares = [Piece::EMPTY; 64];
+        for sq in Square::all() {
+            squares[sq.index64()] = board.piece_at(sq);
+        }
+        squares
+    }
+
+    /// Random games forward and back, from every suite position: the accumulator kept up
+    /// to date move by move (one per ply on a stack, as the search will keep them) always
+    /// equals one computed from scratch, and so does the evaluation.
+    #[test]
+    fn incremental_updates_match_a_refresh() {
+        let net = random_network(Activation::SCReLU, 7);
+        let mut state = 0x1234_5678u64;
+        let mut random = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut checked = 0;
+        for mut board in suite_boards() {
+            let mut stack = vec![Accumulator::new(&net, &board)];
+            let mut nulls = Vec::new();
+            for _ in 0..200 {
+                let moves = legal_moves(&board);
+                let back = stack.len() > 1 && (moves.is_empty() || random(4) == 0);
+                if back {
+                    stack.pop();
+                    if nulls.pop() == Some(true) {
+                        board.unmake_null_move();
+                    } else {
+                        board.unmake_move();
+                    }
+                } else {
+                    let mut next = *stack.last().unwrap();
+                    if !board.in_check() && random(10) == 0 {
+                        board.make_null_move();
+                        nulls.push(true);
+                    } else {
+                        let before = snapshot(&board);
+                        board.make_move(moves.as_slice()[random(moves.len())]);
+                        apply_difference(&mut next, &net, &before, &board);
+                        nulls.push(false);
+                    }
+                    stack.push(next);
+                }
+                let top = stack.last().unwrap();
+                let fresh = Accumulator::new(&net, &board);
+                assert_eq!(*top, fresh, "{}", board.to_fen());
+                assert_eq!(top.evaluate(&net, board.side_to_move()), net.evaluate(&board));
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000);
+    }
+
+    /// The trainer's way in (pieces read from a record) gives the accumulators the search's
+    /// (a board) gives.
+    #[test]
+    fn accumulators_from_pieces_match_the_board() {
+        let net = random_network(Activation::SCReLU, 13);
+        for board in suite_boards() {
+            let pieces = Square::all().map(|sq| (sq, board.piece_at(sq))).filter(|(_, p)| !p.is_empty());
+            assert_eq!(Accumulator::from_pieces(&net, pieces), Accumulator::new(&net, &board));
+        }
+    }
+
+    /// The inputs are what the module comment says, and the two views mirror each other.
+    #[test]
+    fn feature_indices_follow_the_layout() {
+        let white_pawn = Piece::new(Color::White, PieceKind::Pawn);
+        let black_king = Piece::new(Color::Black, PieceKind::King);
+        let e2 = Square::parse("e2").unwrap();
+        let e8 = Square::parse("e8").unwrap();
+        assert_eq!(feature_index(Color::White, white_pawn, e2), 12);
+        assert_eq!(feature_index(Color::Black, white_pawn, e2), 384 + 52);
+        assert_eq!(feature_index(Color::White, black_king, e8), 384 + 5 * 64 + 60);
+        assert_eq!(feature_index(Color::Black, black_king, e8), 5 * 64 + 4);
+    }
+
+    /// Mirroring the board and swapping colours swaps the two views, so the evaluation, from
+    /// the side to move's view, stays the same.
+    #[test]
+    fn evaluation_is_colour_symmetric() {
+        let net = random_network(Activation::CReLU, 3);
+        let pairs = [
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                "r3k2r/pppbbppp/2n2q1P/1P2p3/3pn3/BN2PNP1/P1PPQPB1/R3K2R b KQkq - 0 1",
+            ),
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "8/4p1p1/8/1r3P1K/kp5R/3P4/2P5/8 b - - 0 1"),
+        ];
+        for (a, b) in pairs {
+            let (a, b) = (Board::from_fen(a).unwrap(), Board::from_fen(b).unwrap());
+            assert_eq!(net.evaluate(&a), net.evaluate(&b));
+            assert_ne!(net.evaluate(&a), 0);
+        }
+    }
+
+    /// Integer evaluation against the formula worked in floating point.
+    #[test]
+    fn evaluation_matches_the_formula() {
+        for activation in [Activation::CReLU, Activation::SCReLU] {
+            let net = random_network(activation, 11);
+            for board in suite_boards() {
+                let acc = Accumulator::new(&net, &board);
+                let stm = board.side_to_move();
+                let mut sum = net.output_bias as f64 / (QA * QB) as f64;
+                for (side, weights) in [stm, !stm].iter().zip(&net.output_weights) {
+                    for (&a, &w) in acc.values[side.index()].iter().zip(weights) {
+                        let h = (a as f64 / QA as f64).clamp(0.0, 1.0);
+                        let h = if activation == Activation::SCReLU { h * h } else { h };
+                        sum += h * w as f64 / QB as f64;
+                    }
+                }
+                let expected = (sum * EVAL_SCALE as f64).clamp(-MAX_EVAL as f64, MAX_EVAL as f64);
+                let got = acc.evaluate(&net, stm);
+                assert!((got as f64 - expected).abs() <= 1.0, "{activation:?}: {got} vs {expected:.2}");
+            }
+        }
+    }
+
+    #[test]
+    fn files_round_trip() {
+        for activation in [Activation::CReLU, Activation::SCReLU] {
+            let net = random_network(activation, 5);
+            let bytes = net.to_bytes();
+            assert_eq!(bytes.len(), FILE_SIZE);
+            assert!(Network::from_bytes(&bytes).unwrap() == net);
+        }
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_the_reason() {
+        let good = random_network(Activation::SCReLU, 9).to_bytes();
+        let with = |at: usize, value: &[u8]| {
+            let mut bytes = good.clone();
+            bytes[at..at + value.len()].copy_from_slice(value);
+            Network::from_bytes(&bytes).err()
+        };
+        assert_eq!(with(0, b"SNTLPOS\0"), Some(NetError::BadMagic));
+        assert_eq!(Network::from_bytes(b"PK\x03\x04 a zip file").err(), Some(NetError::BadMagic));
+        assert_eq!(with(8, &2u32.to_le_bytes()), Some(NetError::Version { found: 2 }));
+        assert_eq!(with(12, &512u32.to_le_bytes()), Some(NetError::HiddenSize { found: 512 }));
+        assert_eq!(with(16, &7u32.to_le_bytes()), Some(NetError::Activation { found: 7 }));
+        let weight_at = FILE_SIZE - 4 - 2 * (2 * HIDDEN - 3);
+        assert_eq!(with(weight_at, &300i16.to_le_bytes()), Some(NetError::OutputWeight { index: 3, value: 300 }));
+        assert_eq!(
+            Network::from_bytes(&good[..FILE_SIZE - 1]).err(),
+            Some(NetError::Truncated { expected: FILE_SIZE, got: FILE_SIZE - 1 })
+        );
+        assert_eq!(
+            Network::from_bytes(&good[..10]).err(),
+            Some(NetError::Truncated { expected: HEADER_SIZE, got: 10 })
+        );
+        assert_eq!(Network::from_bytes(&[]).err(), Some(NetError::Truncated { expected: HEADER_SIZE, got: 0 }));
+        let mut long = good.clone();
+        long.push(0);
+        assert_eq!(
+            Network::from_bytes(&long).err(),
+            Some(NetError::TooLong { expected: FILE_SIZE, got: FILE_SIZE + 1 })
+        );
+        let message = NetError::Truncated { expected: FILE_SIZE, got: 100 }.to_string();
+        assert_eq!(message, format!("network file truncated: expected {FILE_SIZE} bytes, got 100"));
+    }
+}

@@ -1,0 +1,310 @@
+//! The network as the trainer sees it: the same inputs, layers and activation as the quantised
+//! `eval::nnue` network, in f32, with the gradient of the loss for one position.
+//!
+//! One unit of output is `EVAL_SCALE` centipawns, and an accumulator value of 1.0 is what the
+//! quantised network stores as `QA`, so quantising is a matter of scaling and rounding. The
+//! hidden size is a run-time value here (the tests check gradients on tiny networks); only a
+//! network of `HIDDEN` neurons quantises.
+
+use super::packed::Record;
+use crate::board::Color;
+use crate::eval::nnue::{Activation, EVAL_SCALE, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, Network, QA, QB, feature_index};
+use rand::{RngExt, SeedableRng, rngs::StdRng};
+
+/// Scores beyond this (centipawns) are clipped: the sigmoid target is flat out there anyway.
+pub const SCORE_LIMIT: f32 = 3000.0;
+/// The largest output weight the quantised network can hold, in float units.
+pub const OUTPUT_WEIGHT_LIMIT: f32 = MAX_OUTPUT_WEIGHT as f32 / QB as f32;
+
+/// A training position: its active inputs, side to move's view first, and its labels.
+pub struct Position {
+    pub features: [[u16; 32]; 2],
+    pub count: usize,
+    /// The search's score from the side to move's view, centipawns, clipped to `SCORE_LIMIT`.
+    pub score: f32,
+    /// The side to move's share of the game's points: 0, 0.5 or 1.
+    pub result: f32,
+}
+
+impl Position {
+    pub fn decode(record: &Record) -> Position {
+        let stm = record.side_to_move();
+        let mut features = [[0u16; 32]; 2];
+        let mut count = 0;
+        for (sq, piece) in record.pieces() {
+            features[0][count] = feature_index(stm, piece, sq) as u16;
+            features[1][count] = feature_index(!stm, piece, sq) as u16;
+            count += 1;
+        }
+        let sign = if stm == Color::White { 1.0 } else { -1.0 };
+        let white_points = record.outcome().white_points();
+        Position {
+            features,
+            count,
+            score: (record.white_score() as f32 * sign).clamp(-SCORE_LIMIT, SCORE_LIMIT),
+            result: if stm == Color::White { white_points } else { 1.0 - white_points },
+        }
+    }
+
+    /// What the prediction should be: the game's result blended with the search's score
+    /// (`wdl` is the result's share).
+    pub fn target(&self, wdl: f32) -> f32 {
+        wdl * self.result + (1.0 - wdl) * sigmoid(self.score / EVAL_SCALE as f32)
+    }
+}
+
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The float network. The parameters are one flat vector (so the optimiser and the checkpoints
+/// treat them alike): the feature weights, one row of `hidden` per input; the feature biases;
+/// the output weights, side to move's `hidden` first; the output bias.
+#[derive(Clone, PartialEq, Debug)]
+pub struct FloatNet {
+    pub hidden: usize,
+    pub activation: Activation,
+    pub params: Vec<f32>,
+}
+
+/// Per-thread working space for one position at a time.
+pub struct Scratch {
+    /// The two accumulators, side to move's first, then their gradients.
+    acc: [Vec<f32>; 2],
+    grad: [Vec<f32>; 2],
+}
+
+impl Scratch {
+    pub fn new(hidden: usize) -> Scratch {
+        Scratch { acc: [vec![0.0; hidden], vec![0.0; hidden]], grad: [vec![0.0; hidden], vec![0.0; hidden]] }
+    }
+}
+
+impl FloatNet {
+    pub fn param_count(hidden: usize) -> usize {
+        INPUTS * hidden + hidden + 2 * hidden + 1
+    }
+
+    /// Where the feature biases, output weights and output bias start in `params`.
+    pub fn offsets(hidden: usize) -> (usize, usize, usize) {
+        let bias = INPUTS * hidden;
+        (bias, bias + hidden, bias + 3 * hidden)
+    }
+
+    /// Random weights (uniform within ±1/√fan-in) and zero biases.
+    pub fn new(hidden: usize, activation: Activation, seed: u64) -> FloatNet {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let (bias, output, output_bias) = FloatNet::offsets(hidden);
+        let mut params = vec![0.0; FloatNet::param_count(hidden)];
+        let feature_range = 1.0 / (INPUTS as f32).sqrt();
+        for w in &mut params[..bias] {
+            *w = rng.random_range(-feature_range..feature_range);
+        }
+        let output_range = 1.0 / (2.0 * hidden as f32).sqrt();
+        for w in &mut params[output..output_bias] {
+            *w = rng.random_range(-output_range..output_range);
+        }
+        FloatNet { hidden, activation, params }
+    }
+
+    /// The output, in units of `EVAL_SCALE` centipawns, leaving the accumulators in `scratch`.
+    pub fn forward(&self, pos: &Position, scratch: &mut Scratch) -> f32 {
+        match self.activation {
+            Activation::CReLU => self.forward_with::<false>(pos, scratch),
+            Activation::SCReLU => self.forward_with::<true>(pos, scratch),
+        }
+    }
+
+    fn forward_with<const SQUARED: bool>(&self, pos: &Position, scratch: &mut Scratch) -> f32 {
+        let h = self.hidden;
+        let (bias, output, output_bias) = FloatNet::offsets(h);
+        let mut out = self.params[output_bias];
+        for side in 0..2 {
+            let acc = &mut scratch.acc[side];
+            acc.copy_from_slice(&self.params[bias..output]);
+            for &f in &pos.features[side][..pos.count] {
+                let row = &self.params[f as usize * h..][..h];
+                acc.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+            }
+            out += activated_dot::<SQUARED>(acc, &self.params[output + side * h..][..h]);
+        }
+        out
+    }
+
+    /// Adds to `grad` the gradient of a loss whose derivative by the output is `d_out`, after
+    /// `forward` on the same position left its accumulators in `scratch`. Only the rows of the
+    /// position's inputs are touched.
+    pub fn backward(&self, pos: &Position, scratch: &mut Scratch, d_out: f32, grad: &mut [f32]) {
+        match self.activation {
+            Activation::CReLU => self.backward_with::<false>(pos, scratch, d_out, grad),
+            Activation::SCReLU => self.backward_with::<true>(pos, scratch, d_out, grad),
+        }
+    }
+
+    fn backward_with<const SQUARED: bool>(&self, pos: &Position, scratch: &mut Scratch, d_out: f32, grad: &mut [f32]) {
+        let h = self.hidden;
+        let (bias, output, output_bias) = FloatNet::offsets(h);
+        grad[output_bias] += d_out;
+        for side in 0..2 {
+            let weights = &self.params[output + side * h..][..h];
+            let (acc, d_acc) = (&scratch.acc[side], &mut scratch.grad[side]);
+            let d_weights = &mut grad[output + side * h..][..h];
+            for (((&a, &w), dw), da) in acc.iter().zip(weights).zip(d_weights).zip(d_acc.iter_mut()) {
+                *dw += d_out * value::<SQUARED>(a);
+                *da = d_out * w * slope::<SQUARED>(a);
+            }
+        }
+        let [us, them] = &scratch.grad;
+        for ((g, a), b) in grad[bias..output].iter_mut().zip(us).zip(them) {
+            *g += a + b;
+        }
+        for side in 0..2 {
+            for &f in &pos.features[side][..pos.count] {
+                let row = &mut grad[f as usize * h..][..h];
+                row.iter_mut().zip(&scratch.grad[side]).for_each(|(g, d)| *g += d);
+            }
+        }
+    }
+
+    /// The evaluation in centipawns from the side to move's view.
+    pub fn evaluate(&self, pos: &Position, scratch: &mut Scratch) -> f32 {
+        self.forward(pos, scratch) * EVAL_SCALE as f32
+    }
+
+    /// The quantised network, and how many parameters had to be clamped to fit.
+    pub fn quantise(&self) -> Result<(Network, usize), String> {
+        if self.hidden != HIDDEN {
+            return Err(format!("only a network of {HIDDEN} hidden neurons quantises, not {}", self.hidden));
+        }
+        let (bias, output, output_bias) = FloatNet::offsets(self.hidden);
+        let mut clamped = 0;
+        let mut quantise = |values: &[f32], scale: i32, limit: i16| -> Vec<i16> {
+            values
+                .iter()
+                .map(|&w| {
+                    let q = (w * scale as f32).round();
+                    if q.abs() > limit as f32 {
+                        clamped += 1;
+                    }
+                    q.clamp(-limit as f32, limit as f32) as i16
+                })
+                .collect()
+        };
+        let features = quantise(&self.params[..bias], QA, i16::MAX);
+        let biases = quantise(&self.params[bias..output], QA, i16::MAX);
+        let outputs = quantise(&self.params[output..output_bias], QB, MAX_OUTPUT_WEIGHT);
+        let out_bias = (self.params[output_bias] as f64 * (QA * QB) as f64).round();
+        let out_bias = out_bias.clamp(i32::MIN as f64, i32::MAX as f64) as i32;
+        let net =
+            Network::from_parts(self.activation, &features, &biases, &outputs, out_bias).map_err(|e| e.to_string())?;
+        Ok((net, clamped))
+    }
+}
+
+/// Σ activation(a) · w, summed in eight lanes: a single running sum would make every addition
+/// wait for the one before (floating-point sums are not reordered for us).
+fn activated_dot<const SQUARED: bool>(acc: &[f32], weights: &[f32]) -> f32 {
+    const LANES: usize = 8;
+    let mut lanes = [0.0f32; LANES];
+    let (a_chunks, w_chunks) = (acc.chunks_exact(LANES), weights.chunks_exact(LANES));
+    let tail: f32 = a_chunks.remainder().iter().zip(w_chunks.remainder()).map(|(&a, &w)| value::<SQUARED>(a) * w).sum();
+    for (a, w) in a_chunks.zip(w_chunks) {
+        for i in 0..LANES {
+            lanes[i] += value::<SQUARED>(a[i]) * w[i];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
+}
+
+/// The activation at `x`. (Two selects rather than `clamp`, whose NaN rules keep the loops
+/// from vectorising.)
+#[inline(always)]
+fn value<const SQUARED: bool>(x: f32) -> f32 {
+    let c = if x > 0.0 { x } else { 0.0 };
+    let c = if c < 1.0 { c } else { 1.0 };
+    if SQUARED { c * c } else { c }
+}
+
+/// The activation's slope at `x`.
+#[inline(always)]
+fn slope<const SQUARED: bool>(x: f32) -> f32 {
+    let inside = x > 0.0 && x < 1.0;
+    match (inside, SQUARED) {
+        (false, _) => 0.0,
+        (true, true) => 2.0 * x,
+        (true, false) => 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use crate::tune::packed::Outcome;
+
+    fn position(fen: &str, white_score: i16, outcome: Outcome) -> Position {
+        Position::decode(&Record::pack(&Board::from_fen(fen).unwrap(), white_score, outcome))
+    }
+
+    fn loss(net: &FloatNet, positions: &[Position], wdl: f32) -> f64 {
+        let mut scratch = Scratch::new(net.hidden);
+        positions.iter().map(|p| (sigmoid(net.forward(p, &mut scratch)) - p.target(wdl)).powi(2) as f64).sum()
+    }
+
+    /// The analytic gradient of the summed squared error agrees with central differences, for
+    /// every parameter the positions reach, with both activations.
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let positions = [
+            position("r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7", 35, Outcome::WhiteWins),
+            position("8/5pk1/6p1/8/8/6P1/5PK1/8 b - - 0 1", -20, Outcome::Draw),
+            position("2r3k1/pp3ppp/8/3N4/8/1P4P1/P4P1P/2R3K1 b - - 0 30", -310, Outcome::BlackWins),
+        ];
+        let wdl = 0.3;
+        for activation in [Activation::CReLU, Activation::SCReLU] {
+            let mut net = FloatNet::new(4, activation, 42);
+            // Biases away from zero, so that some neurons sit inside (0, 1) and some outside.
+            let (bias, output, _) = FloatNet::offsets(4);
+            net.params[bias..output].copy_from_slice(&[0.3, 0.6, -0.2, 1.1]);
+            let mut grad = vec![0.0; net.params.len()];
+            let mut scratch = Scratch::new(4);
+            for p in &positions {
+                let prediction = sigmoid(net.forward(p, &mut scratch));
+                let d_out = 2.0 * (prediction - p.target(wdl)) * prediction * (1.0 - prediction);
+                net.backward(p, &mut scratch, d_out, &mut grad);
+            }
+            let mut checked = 0;
+            for (i, &analytic) in grad.iter().enumerate() {
+                let h = 1e-3;
+                let mut plus = net.clone();
+                plus.params[i] += h;
+                let mut minus = net.clone();
+                minus.params[i] -= h;
+                let numeric = (loss(&plus, &positions, wdl) - loss(&minus, &positions, wdl)) / (2.0 * h as f64);
+                let analytic = analytic as f64;
+                assert!(
+                    (numeric - analytic).abs() <= 2e-3 * analytic.abs() + 2e-5,
+                    "{activation:?} param {i}: {numeric} vs {analytic}"
+                );
+                checked += (analytic != 0.0) as usize;
+            }
+            assert!(checked > 50, "{activation:?}: {checked}");
+        }
+    }
+
+    #[test]
+    fn positions_decode_from_the_side_to_moves_view() {
+        // Black to move, White's search score +250 and a White win: Black's view is -250, lost.
+        let p = position("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", 250, Outcome::WhiteWins);
+        assert_eq!((p.score, p.result, p.count), (-250.0, 0.0, 3));
+        let mut ours: Vec<u16> = p.features[0][..3].to_vec();
+        ours.sort();
+        // Black's own king on e8 seen from Black's side is e1; White's pawn e2 and king e1 are
+        // enemy pieces on e7 and e8.
+        assert_eq!(ours, [5 * 64 + 4, 384 + 52, 384 + 5 * 64 + 60]);
+        assert!((p.target(1.0) - 0.0).abs() < 1e-6);
+        assert!((p.target(0.0) - sigmoid(-250.0 / 400.0)).abs() < 1e-6);
+        let clipped = position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", 32000, Outcome::Draw);
+        assert_eq!((clipped.score, clipped.result), (SCORE_LIMIT, 0.5));
+    }
+}
