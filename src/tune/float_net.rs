@@ -240,9 +240,9 @@ fn slope<const SQUARED: bool>(x: f32) -> f32 {
 mod tests {
     use super::*;
     use crate::board::Board;
-    use crate::tune::packed::Outcome;
+    use crate::board::GameResult;
 
-    fn position(fen: &str, white_score: i16, outcome: Outcome) -> Position {
+    fn position(fen: &str, white_score: i16, outcome: GameResult) -> Position {
         Position::decode(&Record::pack(&Board::from_fen(fen).unwrap(), white_score, outcome))
     }
 
@@ -256,9 +256,13 @@ mod tests {
     #[test]
     fn gradient_matches_finite_differences() {
         let positions = [
-            position("r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7", 35, Outcome::WhiteWins),
-            position("8/5pk1/6p1/8/8/6P1/5PK1/8 b - - 0 1", -20, Outcome::Draw),
-            position("2r3k1/pp3ppp/8/3N4/8/1P4P1/P4P1P/2R3K1 b - - 0 30", -310, Outcome::BlackWins),
+            position(
+                "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7",
+                35,
+                GameResult::WhiteWins,
+            ),
+            position("8/5pk1/6p1/8/8/6P1/5PK1/8 b - - 0 1", -20, GameResult::Draw),
+            position("2r3k1/pp3ppp/8/3N4/8/1P4P1/P4P1P/2R3K1 b - - 0 30", -310, GameResult::BlackWins),
         ];
         let wdl = 0.3;
         for activation in [Activation::CReLU, Activation::SCReLU] {
@@ -295,7 +299,7 @@ mod tests {
     #[test]
     fn positions_decode_from_the_side_to_moves_view() {
         // Black to move, White's search score +250 and a White win: Black's view is -250, lost.
-        let p = position("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", 250, Outcome::WhiteWins);
+        let p = position("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", 250, GameResult::WhiteWins);
         assert_eq!((p.score, p.result, p.count), (-250.0, 0.0, 3));
         let mut ours: Vec<u16> = p.features[0][..3].to_vec();
         ours.sort();
@@ -304,7 +308,7 @@ mod tests {
         assert_eq!(ours, [5 * 64 + 4, 384 + 52, 384 + 5 * 64 + 60]);
         assert!((p.target(1.0) - 0.0).abs() < 1e-6);
         assert!((p.target(0.0) - sigmoid(-250.0 / 400.0)).abs() < 1e-6);
-        let clipped = position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", 32000, Outcome::Draw);
+        let clipped = position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", 32000, GameResult::Draw);
         assert_eq!((clipped.score, clipped.result), (SCORE_LIMIT, 0.5));
     }
 }

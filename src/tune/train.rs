@@ -467,9 +467,9 @@ pub fn run(options: &Options) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::GameResult;
     use crate::board::{Board, Color, PieceKind};
     use crate::movegen::legal_moves;
-    use crate::tune::packed::Outcome;
 
     /// Positions from random games, labelled with their material balance as the score and the
     /// side ahead as the winner: a pattern simple enough to learn in a few epochs.
@@ -497,9 +497,9 @@ mod tests {
                 })
                 .sum();
             let outcome = match material {
-                m if m > 150 => Outcome::WhiteWins,
-                m if m < -150 => Outcome::BlackWins,
-                _ => Outcome::Draw,
+                m if m > 150 => GameResult::WhiteWins,
+                m if m < -150 => GameResult::BlackWins,
+                _ => GameResult::Draw,
             };
             records.push(Record::pack(&board, material as i16, outcome));
         }
