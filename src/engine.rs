@@ -11,6 +11,7 @@ pub use crate::board::{Color, EndReason, GameEnd, GameResult, Move};
 pub use crate::search::{Bound, Clock, Info, Limits, Report, Score};
 
 use crate::board::{Board, FenError, START_FEN};
+use crate::eval::nnue::{self, Network};
 use crate::movegen::{legal_moves, parse_move};
 use crate::search::Searcher;
 use options::{OPTIONS, Settings, Spec};
@@ -74,6 +75,11 @@ pub enum EngineError {
         value: String,
         expected: String,
     },
+    /// A network file that cannot be used; the evaluation stays as it was.
+    Network {
+        path: String,
+        reason: String,
+    },
     /// The table could not have the size asked for; it kept the size it had.
     HashTooLarge {
         asked: usize,
@@ -93,6 +99,9 @@ impl fmt::Display for EngineError {
             EngineError::UnknownOption(name) => write!(f, "unknown option: {name}"),
             EngineError::BadOptionValue { option, value, expected } => {
                 write!(f, "{option} must be {expected}, got '{value}'")
+            }
+            EngineError::Network { path, reason } => {
+                write!(f, "cannot use the network {path}: {reason}; the evaluation is unchanged")
             }
             EngineError::HashTooLarge { asked, got } => {
                 write!(f, "cannot allocate a {asked} MB hash table; keeping {got} MB")
@@ -230,11 +239,37 @@ impl Engine {
         if got < mb { Err(EngineError::HashTooLarge { asked: mb, got }) } else { Ok(()) }
     }
 
+    /// Evaluates with the network in the file at `path` from now on; an empty path means the
+    /// hand-crafted evaluation. A file that cannot be read or is not a network of this build's
+    /// shape is an error, and the evaluation stays as it was.
+    fn load_network(&mut self, path: &str) -> Result<(), EngineError> {
+        self.finish_search();
+        if path.is_empty() {
+            self.searcher.set_network(None);
+            return Ok(());
+        }
+        let error = |reason: String| EngineError::Network { path: path.to_string(), reason };
+        let bytes = read_limited(path, nnue::FILE_SIZE as u64).map_err(error)?;
+        let network = Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?;
+        self.searcher.set_network(Some(Arc::new(network)));
+        Ok(())
+    }
+
     /// Stops the running search, if any, and waits until it has reported.
     fn finish_search(&mut self) {
         self.searcher.stop();
         self.searcher.wait();
     }
+}
+
+/// Reads a file of at most `limit` bytes (one more is read, so that a longer file is seen to
+/// be too long without reading all of it).
+fn read_limited(path: &str, limit: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@
 //! material and piece-square tables; pawn structure; piece mobility, files and outposts (which
 //! also map every square each side attacks); king safety; threats; and the tempo.
 
-#[cfg_attr(not(test), expect(dead_code, reason = "the trainer uses the network; the search will soon"))]
 pub mod nnue;
 mod params;
 mod pawns;

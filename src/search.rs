@@ -20,6 +20,7 @@ pub use threads::{MAX_THREADS, Reporter, Searcher};
 pub use tt::physical_memory;
 
 use crate::board::{Board, Move};
+use crate::eval::nnue::{Accumulator, Network};
 use crate::eval::{PawnCache, evaluate};
 use crate::movegen::{is_legal, legal_moves};
 use history::History;
@@ -123,6 +124,14 @@ pub struct RootMove {
     pub nodes: u64,
 }
 
+/// What every search thread of one search reads: the table, the control flags, the network.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    tt: &'a TranspositionTable,
+    control: &'a Control,
+    network: Option<&'a Network>,
+}
+
 /// One search thread's state.
 struct Worker<'a> {
     /// 0 for the main thread, which alone watches the clock and reports; helpers (Lazy SMP)
@@ -131,6 +140,10 @@ struct Worker<'a> {
     board: Board,
     tt: &'a TranspositionTable,
     control: &'a Control,
+    /// The network evaluates when there is one, with an accumulator per ply of the line
+    /// (updated as moves are made); otherwise the hand-crafted evaluation.
+    network: Option<&'a Network>,
+    accumulators: Vec<Accumulator>,
     state: &'a mut ThreadState,
     limits: Limits,
     time: TimeManager,
@@ -153,17 +166,22 @@ impl<'a> Worker<'a> {
     fn new(
         id: usize,
         board: Board,
-        tt: &'a TranspositionTable,
-        control: &'a Control,
+        shared: Shared<'a>,
         state: &'a mut ThreadState,
         limits: Limits,
         time: TimeManager,
     ) -> Worker<'a> {
+        let accumulators = match shared.network {
+            Some(net) => vec![Accumulator::new(net, &board); MAX_PLY + 2],
+            None => Vec::new(),
+        };
         Worker {
             id,
             board,
-            tt,
-            control,
+            tt: shared.tt,
+            control: shared.control,
+            network: shared.network,
+            accumulators,
             state,
             limits,
             time,
@@ -365,7 +383,7 @@ impl<'a> Worker<'a> {
                 return DRAW;
             }
             if ply >= MAX_PLY {
-                return evaluate(&self.board, &mut self.state.pawns);
+                return self.evaluate(ply);
             }
             // Mate distance pruning: no line from here can beat a mate already found closer
             // to the root, nor be worse than being mated here.
@@ -391,7 +409,7 @@ impl<'a> Worker<'a> {
             }
         }
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
-        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry) };
+        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry, ply) };
         self.stack[ply].static_eval = static_eval;
         // Whether our position is better than on our previous move: if not, prune harder.
         let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].static_eval;
@@ -598,7 +616,7 @@ impl<'a> Worker<'a> {
             return DRAW;
         }
         if ply >= MAX_PLY {
-            return evaluate(&self.board, &mut self.state.pawns);
+            return self.evaluate(ply);
         }
         let entry = self.tt.probe(self.board.key());
         if let Some(e) = entry {
@@ -609,7 +627,7 @@ impl<'a> Worker<'a> {
         }
 
         let in_check = self.board.in_check();
-        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry) };
+        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry, ply) };
         let mut best_score = -INFINITY;
         if !in_check {
             best_score = static_eval;
@@ -659,6 +677,11 @@ impl<'a> Worker<'a> {
     #[inline(always)]
     fn make_move(&mut self, mv: Move, ply: usize) {
         self.stack[ply].current_move = mv;
+        if let Some(net) = self.network {
+            let (done, next) = self.accumulators.split_at_mut(ply + 1);
+            next[0] = done[ply];
+            next[0].play(net, &self.board, mv);
+        }
         self.board.make_move(mv);
     }
 
@@ -669,6 +692,9 @@ impl<'a> Worker<'a> {
 
     fn make_null_move(&mut self, ply: usize) {
         self.stack[ply].current_move = Move::NONE;
+        if self.network.is_some() {
+            self.accumulators[ply + 1] = self.accumulators[ply];
+        }
         self.board.make_null_move();
     }
 
@@ -696,10 +722,29 @@ impl<'a> Worker<'a> {
     }
 
     /// The static evaluation, from the table when an earlier visit saved it.
-    fn static_eval(&mut self, entry: Option<TtEntry>) -> i32 {
+    fn static_eval(&mut self, entry: Option<TtEntry>, ply: usize) -> i32 {
         match entry {
             Some(e) if e.eval != NO_EVAL => e.eval,
-            _ => evaluate(&self.board, &mut self.state.pawns),
+            _ => self.evaluate(ply),
+        }
+    }
+
+    /// The position's evaluation for the side to move: the network's, from this ply's
+    /// accumulators, or the hand-crafted one.
+    fn evaluate(&mut self, ply: usize) -> i32 {
+        match self.network {
+            Some(net) => {
+                let acc = &self.accumulators[ply];
+                // Tests build with debug assertions: there, every so often, the incremental
+                // accumulators must equal freshly computed ones.
+                debug_assert!(
+                    !self.nodes.is_multiple_of(61) || *acc == Accumulator::new(net, &self.board),
+                    "incremental accumulators differ from fresh ones in {}",
+                    self.board.to_fen()
+                );
+                acc.evaluate(net, self.board.side_to_move())
+            }
+            None => evaluate(&self.board, &mut self.state.pawns),
         }
     }
 
@@ -788,7 +833,7 @@ fn reported_score(score: i32) -> Score {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::mpsc;
+    use std::sync::{Arc, mpsc};
 
     fn search(fen: &str, limits: Limits) -> (Vec<Info>, Option<Move>) {
         search_with_threads(fen, limits, 1)
@@ -813,6 +858,23 @@ mod tests {
 
     fn depth(d: i32) -> Limits {
         Limits { depth: Some(d), ..Limits::default() }
+    }
+
+    /// With a network, every move and null move of the search updates the accumulators; the
+    /// search checks them against fresh ones as it goes (debug assertions, on in tests) over
+    /// positions with castling, en passant and promotions.
+    #[test]
+    fn network_accumulators_follow_the_search() {
+        let network = Arc::new(crate::eval::nnue::random_network(crate::eval::nnue::Activation::SCReLU, 7));
+        for fen in &crate::bench::POSITIONS[8..12] {
+            let mut searcher = Searcher::new(4);
+            searcher.set_network(Some(Arc::clone(&network)));
+            let (tx, rx) = mpsc::channel();
+            let limits = Limits { depth: Some(6), ..Limits::default() };
+            searcher.start(Board::from_fen(fen).unwrap(), limits, Box::new(move |r| tx.send(r).unwrap()));
+            searcher.wait();
+            assert!(rx.try_iter().any(|r| matches!(r, Report::BestMove { best: Some(_), .. })), "{fen}");
+        }
     }
 
     #[test]

@@ -49,6 +49,7 @@ fn handshake_lists_identity_options_then_uciok() {
         "option name Clear Hash type button".to_string(),
         "option name Ponder type check default false".to_string(),
         "option name MultiPV type spin default 1 min 1 max 256".to_string(),
+        "option name EvalFile type string default <empty>".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
         "uciok".to_string(),
     ];

@@ -20,6 +20,10 @@ pub enum Kind {
     },
     /// An action without a value.
     Button,
+    /// Text, such as a path; UCI writes an empty one as `<empty>`.
+    String {
+        default: &'static str,
+    },
 }
 
 /// A parsed option value.
@@ -27,6 +31,7 @@ pub enum Kind {
 pub enum Value {
     Int(i64),
     Bool(bool),
+    Text(String),
     Press,
 }
 
@@ -47,7 +52,7 @@ pub struct Spec {
 
 impl Spec {
     /// Reads a value given as text: a whole number within range, `true`/`false` (or XBoard's
-    /// `1`/`0`), or nothing for a button.
+    /// `1`/`0`), any text (`<empty>` for none), or nothing for a button.
     pub fn parse(&self, text: Option<&str>) -> Result<Value, EngineError> {
         let text = text.map(str::trim).unwrap_or_default();
         let bad =
@@ -62,6 +67,7 @@ impl Spec {
                 "false" | "0" => Ok(Value::Bool(false)),
                 _ => Err(bad("true or false".to_string())),
             },
+            Kind::String { .. } => Ok(Value::Text(if text == "<empty>" { String::new() } else { text.to_string() })),
             Kind::Button => Ok(Value::Press),
         }
     }
@@ -95,6 +101,10 @@ fn int(value: Value) -> i64 {
 
 fn flag(value: Value) -> bool {
     matches!(value, Value::Bool(true))
+}
+
+fn text(value: Value) -> String {
+    if let Value::Text(text) = value { text } else { String::new() }
 }
 
 pub const MAX_MULTIPV: i64 = 256;
@@ -153,6 +163,12 @@ pub static OPTIONS: &[Spec] = &[
             engine.settings.multipv = int(value) as usize;
             Ok(())
         },
+    },
+    Spec {
+        name: "EvalFile",
+        kind: Kind::String { default: "" },
+        shown: Shown::Everywhere,
+        apply: |engine, value| engine.load_network(&text(value)),
     },
     Spec {
         name: "UCI_Chess960",

@@ -30,7 +30,7 @@
 //!
 //! Output weights must lie within ±`MAX_OUTPUT_WEIGHT`, which keeps SCReLU's products in range.
 
-use crate::board::{Board, Color, Piece, PieceKind, Square};
+use crate::board::{Board, Castling, Color, Move, Piece, PieceKind, Square, flag};
 use std::fmt;
 
 /// Inputs per perspective: 2 sides × 6 kinds × 64 squares.
@@ -313,6 +313,37 @@ impl Accumulator {
         }
     }
 
+    /// Updates the accumulators of `board` for `mv`, which is about to be played on it: the
+    /// moved piece, a captured one, a promotion, castling's king and rook.
+    pub fn play(&mut self, net: &Network, board: &Board, mv: Move) {
+        let (from, to) = (mv.from(), mv.to());
+        let us = board.side_to_move();
+        let piece = board.piece_at(from);
+        if mv.is_castle() {
+            let king_side = mv.flag() == flag::KING_CASTLE;
+            let rook = Piece::new(us, PieceKind::Rook);
+            let (rook_from, rook_to) = (board.castling_rook_square(mv), Castling::landing(us, king_side).1);
+            self.remove(net, piece, from);
+            self.remove(net, rook, rook_from);
+            self.add(net, piece, to);
+            self.add(net, rook, rook_to);
+            return;
+        }
+        if mv.is_en_passant() {
+            let captured = to.offset(-us.forward());
+            self.remove(net, board.piece_at(captured), captured);
+        } else if mv.is_capture() {
+            self.remove(net, board.piece_at(to), to);
+        }
+        match mv.promoted() {
+            Some(kind) => {
+                self.remove(net, piece, from);
+                self.add(net, Piece::new(us, kind), to);
+            }
+            None => self.move_piece(net, piece, from, to),
+        }
+    }
+
     /// The evaluation in centipawns for `stm`, the side to move.
     pub fn evaluate(&self, net: &Network, stm: Color) -> i32 {
         let (us, them) = (&self.values[stm.index()], &self.values[(!stm).index()]);
@@ -359,27 +390,28 @@ fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
 }
 
 #[cfg(test)]
+/// A network with every parameter drawn from a seeded generator, for tests.
+pub fn random_network(activation: Activation, seed: u64) -> Network {
+    let mut state = seed;
+    let mut next = move |range: i32| {
+        // splitmix64
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        ((z % (2 * range as u64 + 1)) as i32 - range) as i16
+    };
+    let features: Vec<i16> = (0..INPUTS * HIDDEN).map(|_| next(60)).collect();
+    let bias: Vec<i16> = (0..HIDDEN).map(|_| next(100)).collect();
+    let output: Vec<i16> = (0..2 * HIDDEN).map(|_| next(MAX_OUTPUT_WEIGHT as i32)).collect();
+    Network::from_parts(activation, &features, &bias, &output, next(3000) as i32 * 7).unwrap()
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::movegen::legal_moves;
-
-    /// A network with every parameter drawn from a seeded generator, for tests.
-    fn random_network(activation: Activation, seed: u64) -> Network {
-        let mut state = seed;
-        let mut next = move |range: i32| {
-            // splitmix64
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            ((z % (2 * range as u64 + 1)) as i32 - range) as i16
-        };
-        let features: Vec<i16> = (0..INPUTS * HIDDEN).map(|_| next(60)).collect();
-        let bias: Vec<i16> = (0..HIDDEN).map(|_| next(100)).collect();
-        let output: Vec<i16> = (0..2 * HIDDEN).map(|_| next(MAX_OUTPUT_WEIGHT as i32)).collect();
-        Network::from_parts(activation, &features, &bias, &output, next(3000) as i32 * 7).unwrap()
-    }
 
     fn suite_boards() -> Vec<Board> {
         [include_str!("../../perft/standard.epd"), include_str!("../../perft/random.epd")]

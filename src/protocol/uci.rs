@@ -39,6 +39,9 @@ impl Uci<'_> {
                 Kind::Spin { default, min, max } => format!("spin default {default} min {min} max {max}"),
                 Kind::Check { default } => format!("check default {default}"),
                 Kind::Button => "button".to_string(),
+                Kind::String { default } => {
+                    format!("string default {}", if default.is_empty() { "<empty>" } else { default })
+                }
             };
             self.out.send(format!("option name {} type {kind}", spec.name));
         }

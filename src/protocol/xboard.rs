@@ -126,6 +126,7 @@ impl XBoard<'_> {
                 Kind::Spin { default, min, max } => format!("-spin {default} {min} {max}"),
                 Kind::Check { default } => format!("-check {}", u8::from(default)),
                 Kind::Button => "-button".to_string(),
+                Kind::String { default } => format!("-file {default}"),
             };
             self.out.send(format!("feature option=\"{} {kind}\"", spec.name));
         }

@@ -6,8 +6,9 @@
 use super::ThreadState;
 use super::time::TimeManager;
 use super::tt::TranspositionTable;
-use super::{Limits, Report, Worker};
+use super::{Limits, Report, Shared, Worker};
 use crate::board::Board;
+use crate::eval::nnue::Network;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
@@ -21,6 +22,8 @@ pub type Reporter = Box<dyn FnMut(Report) + Send>;
 /// Runs searches on background threads; the caller stays free to read input and to stop them.
 pub struct Searcher {
     tt: Arc<TranspositionTable>,
+    /// The evaluation network, if one is loaded (else the hand-crafted evaluation is used).
+    network: Option<Arc<Network>>,
     /// Each thread's learning (see `ThreadState`), kept between searches; it travels with the
     /// search and comes back when it ends.
     states: Vec<Box<ThreadState>>,
@@ -56,6 +59,7 @@ impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
             tt: Arc::new(TranspositionTable::new(hash_mb).unwrap_or_else(TranspositionTable::minimal)),
+            network: None,
             states: vec![ThreadState::new()],
             threads: 1,
             control: Arc::new(Control {
@@ -97,6 +101,13 @@ impl Searcher {
         self.states.resize_with(self.threads, ThreadState::new);
     }
 
+    /// Evaluates with `network` from now on (the hand-crafted evaluation with `None`). The
+    /// table's saved evaluations belong to the old evaluation, so it is cleared.
+    pub fn set_network(&mut self, network: Option<Arc<Network>>) {
+        self.clear();
+        self.network = network;
+    }
+
     pub fn set_move_overhead(&mut self, overhead: Duration) {
         self.move_overhead = overhead;
     }
@@ -113,20 +124,22 @@ impl Searcher {
         self.tt.new_search();
         let tt = Arc::clone(&self.tt);
         let control = Arc::clone(&self.control);
+        let network = self.network.clone();
         let mut states = std::mem::take(&mut self.states);
         let time = TimeManager::new(&limits, self.move_overhead);
         self.handle = Some(std::thread::spawn(move || {
             let (main_state, helper_states) = states.split_first_mut().expect("at least one thread");
+            let shared = Shared { tt: &tt, control: &control, network: network.as_deref() };
             std::thread::scope(|scope| {
                 for (i, state) in helper_states.iter_mut().enumerate() {
-                    let (board, limits, tt, control) = (board.clone(), limits.clone(), &tt, &control);
+                    let (board, limits) = (board.clone(), limits.clone());
                     scope.spawn(move || {
                         let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO);
-                        let mut worker = Worker::new(i + 1, board, tt, control, state, limits, time);
+                        let mut worker = Worker::new(i + 1, board, shared, state, limits, time);
                         worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
                     });
                 }
-                let mut worker = Worker::new(0, board, &tt, &control, main_state, limits, time);
+                let mut worker = Worker::new(0, board, shared, main_state, limits, time);
                 let (best, ponder) = worker.iterative_deepening(&mut reporter);
                 // The move goes out before the helpers are gathered in: a helper the operating
                 // system has not scheduled for a while must not hold up the clock.
