@@ -9,6 +9,10 @@ mod history;
 mod limits;
 mod movepicker;
 mod see;
+// Not called yet: the options that open the tables and the search that probes them come next.
+#[cfg(feature = "syzygy")]
+#[cfg_attr(not(test), expect(dead_code, reason = "the search does not probe the tables yet"))]
+pub mod tablebase;
 mod threads;
 mod time;
 mod tt;
