@@ -10,6 +10,10 @@ mod limits;
 mod movepicker;
 mod params;
 mod see;
+// Not called yet: the options that open the tables and the search that probes them come next.
+#[cfg(feature = "syzygy")]
+#[cfg_attr(not(test), expect(dead_code, reason = "the search does not probe the tables yet"))]
+pub mod tablebase;
 mod threads;
 mod time;
 mod tt;
