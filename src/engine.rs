@@ -14,6 +14,7 @@ use crate::board::{Board, FenError, START_FEN};
 use crate::eval::nnue::{self, Network};
 use crate::movegen::{legal_moves, parse_move};
 use crate::search::Searcher;
+use crate::search::tablebase::Tablebases;
 use options::{OPTIONS, Settings, Spec};
 use std::fmt;
 use std::sync::Arc;
@@ -50,9 +51,11 @@ pub enum EngineCommand {
 }
 
 /// What a command did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Done,
+    /// Done, with something to tell the user (what an option loaded, say).
+    Notice(String),
     /// A search started; its reports carry this id.
     Searching(SearchId),
     Quit,
@@ -80,6 +83,8 @@ pub enum EngineError {
         path: String,
         reason: String,
     },
+    /// Tablebase folders in which no table could be opened; the old tables stay.
+    Tablebases(String),
     /// The table could not have the size asked for; it kept the size it had.
     HashTooLarge {
         asked: usize,
@@ -103,6 +108,7 @@ impl fmt::Display for EngineError {
             EngineError::Network { path, reason } => {
                 write!(f, "cannot use the network {path}: {reason}; the evaluation is unchanged")
             }
+            EngineError::Tablebases(reason) => write!(f, "{reason}; the tablebases are unchanged"),
             EngineError::HashTooLarge { asked, got } => {
                 write!(f, "cannot allocate a {asked} MB hash table; keeping {got} MB")
             }
@@ -220,7 +226,9 @@ impl Engine {
             EngineCommand::SetOption { name, value } => {
                 let spec = options::find(&name).ok_or(EngineError::UnknownOption(name.clone()))?;
                 let value = spec.parse(value.as_deref())?;
-                spec.apply(self, value)?;
+                if let Some(notice) = spec.apply(self, value)? {
+                    return Ok(Outcome::Notice(notice));
+                }
             }
             EngineCommand::Quit => {
                 self.finish_search();
@@ -253,6 +261,24 @@ impl Engine {
         let network = Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?;
         self.searcher.set_network(Some(Arc::new(network)));
         Ok(())
+    }
+
+    /// Probes the Syzygy tables in the folders of `paths` (`:`-separated) from now on; none with
+    /// an empty path. Says what it found, and what it skipped.
+    fn open_tablebases(&mut self, paths: &str) -> Result<Option<String>, EngineError> {
+        self.finish_search();
+        let tables = Tablebases::open(paths).map_err(EngineError::Tablebases)?;
+        if tables.max_pieces() == 0 {
+            self.searcher.set_tablebases(None);
+            return Ok(None);
+        }
+        let mut notice = tables.summary();
+        for warning in tables.warnings() {
+            notice.push_str("; ");
+            notice.push_str(warning);
+        }
+        self.searcher.set_tablebases(Some(Arc::new(tables)));
+        Ok(Some(notice))
     }
 
     /// Stops the running search, if any, and waits until it has reported.

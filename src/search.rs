@@ -11,15 +11,13 @@ mod movepicker;
 mod params;
 mod see;
 // Not called yet: the options that open the tables and the search that probes them come next.
-#[cfg(feature = "syzygy")]
-#[cfg_attr(not(test), expect(dead_code, reason = "the search does not probe the tables yet"))]
 pub mod tablebase;
 mod threads;
 mod time;
 mod tt;
 
 pub use limits::{Bound, Clock, Info, Limits, Report, Score};
-pub use threads::{MAX_THREADS, Reporter, Searcher};
+pub use threads::{MAX_THREADS, ProbeSettings, Reporter, Searcher};
 #[cfg(test)]
 pub use tt::physical_memory;
 
@@ -34,6 +32,7 @@ use see::see_ge;
 use std::sync::LazyLock;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use tablebase::{Tablebases, Wdl};
 use threads::Control;
 use time::TimeManager;
 use tt::{TranspositionTable, TtEntry};
@@ -54,6 +53,12 @@ const INFINITY: i32 = 32001;
 const MATE: i32 = 32000;
 /// Scores beyond this are mates found within the search horizon.
 const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// A tablebase win found `ply` plies from the root scores TB_WIN - ply: below every mate,
+/// above every evaluation. Scores beyond TB_WIN_BOUND are such wins (or mates).
+const TB_WIN: i32 = MATE_BOUND - 1;
+const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
+/// What a tablebase win is reported as, in centipawns.
+const TB_WIN_REPORTED: i32 = 20000;
 const DRAW: i32 = 0;
 /// Stands for "not evaluated" (positions in check) in the table's evaluation field.
 const NO_EVAL: i32 = -32768;
@@ -128,12 +133,14 @@ pub struct RootMove {
     pub nodes: u64,
 }
 
-/// What every search thread of one search reads: the table, the control flags, the network.
+/// What every search thread of one search reads: the table, the control flags, the network,
+/// the endgame tablebases.
 #[derive(Clone, Copy)]
 struct Shared<'a> {
     tt: &'a TranspositionTable,
     control: &'a Control,
     network: Option<&'a Network>,
+    tablebases: Option<(&'a Tablebases, ProbeSettings)>,
 }
 
 /// One search thread's state.
@@ -148,6 +155,11 @@ struct Worker<'a> {
     /// (updated as moves are made); otherwise the hand-crafted evaluation.
     network: Option<&'a Network>,
     accumulators: Vec<Accumulator>,
+    /// The tables the search probes, with the rules for when; `None` once the root itself is
+    /// in the tables (its moves are then chosen by them).
+    tablebases: Option<(&'a Tablebases, ProbeSettings)>,
+    /// The tables' verdict on the root, when it is in them.
+    root_wdl: Option<Wdl>,
     state: &'a mut ThreadState,
     limits: Limits,
     time: TimeManager,
@@ -186,6 +198,8 @@ impl<'a> Worker<'a> {
             control: shared.control,
             network: shared.network,
             accumulators,
+            tablebases: shared.tablebases,
+            root_wdl: None,
             state,
             limits,
             time,
@@ -209,6 +223,7 @@ impl<'a> Worker<'a> {
             .filter(|&mv| self.limits.searchmoves.is_empty() || self.limits.searchmoves.contains(&mv))
             .map(|mv| RootMove { mv, score: -INFINITY, previous_score: -INFINITY, pv: vec![mv], nodes: 0 })
             .collect();
+        self.probe_root();
         let Some(first) = self.root_moves.first() else {
             return (None, None);
         };
@@ -304,6 +319,47 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// When the root is in the tablebases (with DTZ), keeps only the root moves that hold its
+    /// result under the 50-move rule, best-ranked first, and stops probing inside the search:
+    /// the search then only has to choose among moves that cannot spoil the result.
+    fn probe_root(&mut self) {
+        let Some((tables, settings)) = self.tablebases else {
+            return;
+        };
+        if self.board.piece_count() > settings.limit.min(tables.max_pieces()) || self.board.castling_rights() != 0 {
+            return;
+        }
+        let Some(probe) = tables.probe_root(&self.board, settings.fifty_move_rule) else {
+            return;
+        };
+        self.control.tb_hits.fetch_add(probe.moves.len() as u64, Ordering::Relaxed);
+        let keep: Vec<Move> = probe.best_moves().collect();
+        self.root_moves.retain(|r| keep.contains(&r.mv));
+        self.root_moves.sort_by_key(|r| keep.iter().position(|&m| m == r.mv));
+        self.root_wdl = Some(probe.wdl());
+        self.tablebases = None;
+    }
+
+    /// The tables' result for this node, if they know it and the settings allow a probe here:
+    /// at most as many pieces as the tables hold (and the limit), as deep as asked when it is
+    /// as many as the largest tables, no castling rights, and just after a capture or pawn move
+    /// (the 50-move count starting afresh, as the tables assume).
+    fn probe_wdl(&mut self, depth: i32) -> Option<Wdl> {
+        let (tables, settings) = self.tablebases?;
+        let pieces = self.board.piece_count();
+        let cardinality = settings.limit.min(tables.max_pieces());
+        if pieces > cardinality
+            || (pieces == cardinality && depth < settings.depth)
+            || self.board.halfmove_clock() != 0
+            || self.board.castling_rights() != 0
+        {
+            return None;
+        }
+        let wdl = tables.probe_wdl(&self.board)?;
+        self.control.tb_hits.fetch_add(1, Ordering::Relaxed);
+        Some(if settings.fifty_move_rule { wdl } else { wdl.without_fifty_move_rule() })
+    }
+
     /// Whether `mv` may be searched at the root: one of the root moves, and not the move of an
     /// earlier MultiPV line.
     fn is_root_move(&self, mv: Move) -> bool {
@@ -324,6 +380,12 @@ impl<'a> Worker<'a> {
     }
 
     fn info(&self, line: usize, depth: i32, score: i32, bound: Bound, pv: Vec<Move>) -> Info {
+        // With the root in the tables, the best line's result is known exactly: unless the
+        // search has proved a mate, report the tables' verdict.
+        let score = match self.root_wdl {
+            Some(wdl) if line == 0 && score.abs() < TB_WIN_BOUND => tablebase_score(wdl, 0).0,
+            _ => score,
+        };
         Info {
             multipv: line + 1,
             depth,
@@ -333,6 +395,7 @@ impl<'a> Worker<'a> {
             nodes: self.control.total_nodes(self.id, self.nodes),
             elapsed: self.time.elapsed(),
             hashfull: self.tt.hashfull(),
+            tb_hits: self.control.tb_hits.load(Ordering::Relaxed),
             pv,
         }
     }
@@ -412,6 +475,34 @@ impl<'a> Worker<'a> {
                 return score;
             }
         }
+        // The tablebases: an exact result, or a bound that may settle the node.
+        let mut max_score = INFINITY;
+        let mut tb_floor = -INFINITY;
+        if !root
+            && excluded == Move::NONE
+            && let Some(wdl) = self.probe_wdl(depth)
+        {
+            let (score, bound) = tablebase_score(wdl, ply);
+            let settled = match bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if settled {
+                let depth = (depth + 6).min(MAX_PLY as i32 - 1);
+                self.store(Move::NONE, score, NO_EVAL, depth, bound, ply);
+                return score;
+            }
+            if pv_node {
+                if bound == Bound::Lower {
+                    tb_floor = score;
+                    alpha = alpha.max(score);
+                } else {
+                    max_score = score;
+                }
+            }
+        }
+
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
         let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry, ply) };
         self.stack[ply].static_eval = static_eval;
@@ -445,8 +536,8 @@ impl<'a> Worker<'a> {
                     return DRAW;
                 }
                 if score >= beta {
-                    // A mate found after passing is not a mate we can claim.
-                    return if score > MATE_BOUND { beta } else { score };
+                    // A mate (or tablebase win) found after passing is not one we can claim.
+                    return if score > TB_WIN_BOUND { beta } else { score };
                 }
             }
         }
@@ -463,7 +554,7 @@ impl<'a> Worker<'a> {
         }
 
         let mut picker = MovePicker::new(&self.board, table_move, &self.state.history, self.stack[ply].killers);
-        let mut best_score = -INFINITY;
+        let mut best_score = tb_floor;
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
         let mut quiets_tried = [Move::NONE; 64];
@@ -578,6 +669,8 @@ impl<'a> Worker<'a> {
             // the only legal one, nothing was searched, and the alternatives "fail low".
             return best_score.max(alpha);
         }
+        // A tablebase loss bounds what the moves can score, however well they seemed to do.
+        best_score = best_score.min(max_score);
         let bound = if best_score >= beta {
             Bound::Lower
         } else if best_move != Move::NONE {
@@ -801,12 +894,12 @@ fn cutoff_allowed(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
     }
 }
 
-/// Mate scores count plies from the root; the table stores them counted from the position
-/// itself, so that an entry stays right when the position is reached at another ply.
+/// Mate and tablebase scores count plies from the root; the table stores them counted from the
+/// position itself, so that an entry stays right when the position is reached at another ply.
 fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score > MATE_BOUND {
+    if score > TB_WIN_BOUND {
         score + ply as i32
-    } else if score < -MATE_BOUND {
+    } else if score < -TB_WIN_BOUND {
         score - ply as i32
     } else {
         score
@@ -814,12 +907,26 @@ fn score_to_tt(score: i32, ply: usize) -> i32 {
 }
 
 fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score > MATE_BOUND {
+    if score > TB_WIN_BOUND {
         score - ply as i32
-    } else if score < -MATE_BOUND {
+    } else if score < -TB_WIN_BOUND {
         score + ply as i32
     } else {
         score
+    }
+}
+
+/// The score of a tablebase result `ply` plies from the root, and what kind of bound it is: a
+/// win is at least as good as TB_WIN - ply (a mate may be better), a loss at most as good;
+/// draws, and the wins and losses the 50-move rule turns into draws, are exact (a cursed win
+/// just above a draw, so the search still prefers it).
+fn tablebase_score(wdl: Wdl, ply: usize) -> (i32, Bound) {
+    match wdl {
+        Wdl::Win => (TB_WIN - ply as i32, Bound::Lower),
+        Wdl::Loss => (-TB_WIN + ply as i32, Bound::Upper),
+        Wdl::CursedWin => (DRAW + 2, Bound::Exact),
+        Wdl::BlessedLoss => (DRAW - 2, Bound::Exact),
+        Wdl::Draw => (DRAW, Bound::Exact),
     }
 }
 
@@ -829,6 +936,10 @@ fn reported_score(score: i32) -> Score {
         Score::Mate((MATE - score + 1) / 2)
     } else if score < -MATE_BOUND {
         Score::Mate(-(MATE + score) / 2)
+    } else if score.abs() > TB_WIN_BOUND {
+        // Tablebase wins and losses: 200 pawns, less a centipawn per ply to the position the
+        // tables judged, as Stockfish shows them.
+        Score::Centipawns(score.signum() * (TB_WIN_REPORTED - (TB_WIN - score.abs())))
     } else {
         Score::Centipawns(score)
     }

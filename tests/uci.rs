@@ -49,6 +49,10 @@ fn handshake_lists_identity_options_then_uciok() {
         "option name Clear Hash type button".to_string(),
         "option name Ponder type check default false".to_string(),
         "option name MultiPV type spin default 1 min 1 max 256".to_string(),
+        "option name SyzygyPath type string default <empty>".to_string(),
+        "option name SyzygyProbeDepth type spin default 1 min 1 max 100".to_string(),
+        "option name Syzygy50MoveRule type check default true".to_string(),
+        "option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
         "uciok".to_string(),
@@ -264,6 +268,38 @@ fn searchmoves_with_multipv() {
     let firsts: Vec<String> = last_depth.iter().map(|l| pv(l)[0].clone()).collect();
     engine.check(firsts.len() == 2, &format!("two lines, got {firsts:?}"));
     engine.check(firsts.iter().all(|m| m == "a2a3" || m == "h2h3"), &format!("{firsts:?}"));
+}
+
+fn syzygy_dir() -> String {
+    format!("{}/tests/syzygy", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// With the tables: a won KQvKR position reports the tables' win and plays a move that keeps
+/// it (the queen is not given away), counting tablebase hits; KRvKR is a draw.
+#[test]
+fn syzygy_tables_judge_the_endgame() {
+    let mut engine = Engine::uci();
+    engine.send(&format!("setoption name SyzygyPath value {}", syzygy_dir()));
+    let notice = engine.expect_prefix("info string");
+    engine.check(notice.contains("Syzygy tables, up to 4 pieces"), &notice);
+    engine.send("position fen 8/8/8/8/2k5/8/1r6/KQ6 w - - 0 1");
+    engine.send("go depth 6");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    let last = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+    let cp: i32 = field(last, "cp").and_then(|s| s.parse().ok()).unwrap_or(0);
+    engine.check(cp > 19000 || last.contains("score mate "), &format!("a tablebase win: {last}"));
+    let hits: u64 = field(last, "tbhits").and_then(|s| s.parse().ok()).unwrap_or(0);
+    engine.check(hits > 0, &format!("tablebase hits counted: {last}"));
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    // Every move that keeps the win moves the queen or the king to safety; b1b2 would take the
+    // rook, which wins too. What must not happen is a move that drops the queen to the rook.
+    engine.check(best != "b1c1" && best != "b1d1", &format!("{best} gives the queen away"));
+    engine.send("position fen 8/8/8/4k3/8/2R5/8/4K2r w - - 0 1");
+    engine.send("go depth 8");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    let last = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+    engine.check(field(last, "cp") == Some("0"), &format!("KRvKR is a draw: {last}"));
+    expect_error(&mut engine, "setoption name SyzygyPath value /no/such/folder", "no Syzygy tables found");
 }
 
 #[test]

@@ -163,6 +163,11 @@ impl Board {
         &self.lists[p][..self.counts[p] as usize]
     }
 
+    /// Pieces on the board, kings and pawns included.
+    pub fn piece_count(&self) -> usize {
+        self.counts.iter().map(|&n| n as usize).sum()
+    }
+
     #[inline]
     pub fn count(&self, color: Color, kind: PieceKind) -> usize {
         self.counts[Piece::new(color, kind).index()] as usize

@@ -4,7 +4,9 @@
 //! option is added by adding one entry.
 
 use super::{Engine, EngineError};
-use crate::search::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_THREADS};
+use crate::search::{
+    DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_THREADS, ProbeSettings,
+};
 use std::time::Duration;
 
 /// What kind of value an option takes, with its default (and range).
@@ -47,7 +49,8 @@ pub struct Spec {
     pub name: &'static str,
     pub kind: Kind,
     pub shown: Shown,
-    apply: fn(&mut Engine, Value) -> Result<(), EngineError>,
+    /// Sets the value; may return a message for the user (what was loaded, say).
+    apply: fn(&mut Engine, Value) -> Result<Option<String>, EngineError>,
 }
 
 impl Spec {
@@ -72,7 +75,7 @@ impl Spec {
         }
     }
 
-    pub(super) fn apply(&self, engine: &mut Engine, value: Value) -> Result<(), EngineError> {
+    pub(super) fn apply(&self, engine: &mut Engine, value: Value) -> Result<Option<String>, EngineError> {
         (self.apply)(engine, value)
     }
 }
@@ -84,6 +87,8 @@ pub struct Settings {
     pub threads: usize,
     pub multipv: usize,
     pub chess960: bool,
+    /// When the search probes the endgame tablebases.
+    pub probe: ProbeSettings,
     /// Whether the GUI lets us think on the opponent's time (UCI tells us; it changes nothing
     /// in the search itself, since the GUI decides when to ponder).
     pub ponder: bool,
@@ -91,7 +96,14 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { hash_mb: DEFAULT_HASH_MB, threads: 1, multipv: 1, chess960: false, ponder: false }
+        Settings {
+            hash_mb: DEFAULT_HASH_MB,
+            threads: 1,
+            multipv: 1,
+            chess960: false,
+            probe: ProbeSettings::default(),
+            ponder: false,
+        }
     }
 }
 
@@ -114,7 +126,7 @@ pub static OPTIONS: &[Spec] = &[
         name: "Hash",
         kind: Kind::Spin { default: DEFAULT_HASH_MB as i64, min: 1, max: MAX_HASH_MB as i64 },
         shown: Shown::UciOnly,
-        apply: |engine, value| engine.resize_hash(int(value) as usize),
+        apply: |engine, value| engine.resize_hash(int(value) as usize).map(|()| None),
     },
     Spec {
         name: "Threads",
@@ -124,7 +136,7 @@ pub static OPTIONS: &[Spec] = &[
             engine.finish_search();
             engine.settings.threads = int(value) as usize;
             engine.searcher.set_threads(engine.settings.threads);
-            Ok(())
+            Ok(None)
         },
     },
     Spec {
@@ -133,7 +145,7 @@ pub static OPTIONS: &[Spec] = &[
         shown: Shown::Everywhere,
         apply: |engine, value| {
             engine.searcher.set_move_overhead(Duration::from_millis(int(value) as u64));
-            Ok(())
+            Ok(None)
         },
     },
     Spec {
@@ -143,7 +155,7 @@ pub static OPTIONS: &[Spec] = &[
         apply: |engine, _| {
             engine.finish_search();
             engine.searcher.clear();
-            Ok(())
+            Ok(None)
         },
     },
     Spec {
@@ -152,7 +164,7 @@ pub static OPTIONS: &[Spec] = &[
         shown: Shown::UciOnly,
         apply: |engine, value| {
             engine.settings.ponder = flag(value);
-            Ok(())
+            Ok(None)
         },
     },
     Spec {
@@ -161,14 +173,50 @@ pub static OPTIONS: &[Spec] = &[
         shown: Shown::Everywhere,
         apply: |engine, value| {
             engine.settings.multipv = int(value) as usize;
-            Ok(())
+            Ok(None)
+        },
+    },
+    Spec {
+        name: "SyzygyPath",
+        kind: Kind::String { default: "" },
+        shown: Shown::UciOnly,
+        apply: |engine, value| engine.open_tablebases(&text(value)),
+    },
+    Spec {
+        name: "SyzygyProbeDepth",
+        kind: Kind::Spin { default: 1, min: 1, max: 100 },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.settings.probe.depth = int(value) as i32;
+            engine.searcher.set_probe_settings(engine.settings.probe);
+            Ok(None)
+        },
+    },
+    Spec {
+        name: "Syzygy50MoveRule",
+        kind: Kind::Check { default: true },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.settings.probe.fifty_move_rule = flag(value);
+            engine.searcher.set_probe_settings(engine.settings.probe);
+            Ok(None)
+        },
+    },
+    Spec {
+        name: "SyzygyProbeLimit",
+        kind: Kind::Spin { default: 7, min: 0, max: 7 },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.settings.probe.limit = int(value) as usize;
+            engine.searcher.set_probe_settings(engine.settings.probe);
+            Ok(None)
         },
     },
     Spec {
         name: "EvalFile",
         kind: Kind::String { default: "" },
         shown: Shown::Everywhere,
-        apply: |engine, value| engine.load_network(&text(value)),
+        apply: |engine, value| engine.load_network(&text(value)).map(|()| None),
     },
     Spec {
         name: "UCI_Chess960",
@@ -176,7 +224,7 @@ pub static OPTIONS: &[Spec] = &[
         shown: Shown::UciOnly,
         apply: |engine, value| {
             engine.settings.chess960 = flag(value);
-            Ok(())
+            Ok(None)
         },
     },
 ];

@@ -55,6 +55,10 @@ impl Uci<'_> {
 
     fn execute(&mut self, command: EngineCommand) -> Option<Outcome> {
         match self.engine.execute(command) {
+            Ok(Outcome::Notice(notice)) => {
+                self.out.send(format!("info string {notice}"));
+                Some(Outcome::Done)
+            }
             Ok(outcome) => Some(outcome),
             Err(e) => {
                 self.error(e.to_string());
@@ -270,7 +274,7 @@ fn author() -> &'static str {
     if authors.is_empty() { "the Sentinel developers" } else { authors.split(':').next().unwrap_or(authors) }
 }
 
-/// `info depth .. seldepth .. multipv .. score .. nodes .. nps .. hashfull .. time .. pv ..`
+/// `info depth .. seldepth .. multipv .. score .. nodes .. nps .. hashfull .. tbhits .. time .. pv ..`
 pub fn info_line(engine: &Engine, info: &Info) -> String {
     let score = match info.score {
         Score::Centipawns(cp) => format!("cp {cp}"),
@@ -282,13 +286,14 @@ pub fn info_line(engine: &Engine, info: &Info) -> String {
         Bound::Upper => " upperbound",
     };
     let mut line = format!(
-        "info depth {} seldepth {} multipv {} score {score}{bound} nodes {} nps {} hashfull {} time {}",
+        "info depth {} seldepth {} multipv {} score {score}{bound} nodes {} nps {} hashfull {} tbhits {} time {}",
         info.depth,
         info.seldepth,
         info.multipv,
         info.nodes,
         info.nps(),
         info.hashfull,
+        info.tb_hits,
         info.elapsed.as_millis()
     );
     if !info.pv.is_empty() {
@@ -363,12 +368,13 @@ mod tests {
             nodes: 5000,
             elapsed: Duration::from_millis(500),
             hashfull: 12,
+            tb_hits: 0,
             pv: vec![e2e4],
         };
         let engine = engine();
         assert_eq!(
             info_line(&engine, &info),
-            "info depth 5 seldepth 9 multipv 1 score mate -3 upperbound nodes 5000 nps 10000 hashfull 12 time 500 pv e2e4"
+            "info depth 5 seldepth 9 multipv 1 score mate -3 upperbound nodes 5000 nps 10000 hashfull 12 tbhits 0 time 500 pv e2e4"
         );
         assert_eq!(best_move_line(&engine, None, None), "bestmove 0000");
         assert_eq!(best_move_line(&engine, Some(e2e4), Some(e2e4)), "bestmove e2e4 ponder e2e4");

@@ -110,8 +110,10 @@ impl XBoard<'_> {
     }
 
     fn set_option(&mut self, name: &str, value: Option<String>, line: &str) {
-        if let Err(e) = self.engine.execute(EngineCommand::SetOption { name: name.to_string(), value }) {
-            self.error(&e.to_string(), line);
+        match self.engine.execute(EngineCommand::SetOption { name: name.to_string(), value }) {
+            Ok(Outcome::Notice(notice)) => self.out.send(format!("# {notice}")),
+            Ok(_) => {}
+            Err(e) => self.error(&e.to_string(), line),
         }
     }
 
@@ -119,7 +121,7 @@ impl XBoard<'_> {
         let name = format!("Sentinel {}", env!("CARGO_PKG_VERSION"));
         self.out.send(format!(
             "feature myname=\"{name}\" ping=1 setboard=1 usermove=1 time=1 sigint=0 sigterm=0 reuse=1 analyze=1 \
-             colors=0 name=1 memory=1 smp=1 exclude=1 done=0"
+             colors=0 name=1 memory=1 smp=1 exclude=1 egt=\"syzygy\" done=0"
         ));
         for spec in Engine::options().iter().filter(|spec| spec.shown == Shown::Everywhere) {
             let kind = match spec.kind {
@@ -471,6 +473,10 @@ impl Protocol for XBoard<'_> {
             "memory" => self.set_option("Hash", Some(args.to_string()), line),
             "cores" => self.set_option("Threads", Some(args.to_string()), line),
             "option" => self.option(args, line),
+            "egtpath" => match args.split_once(char::is_whitespace) {
+                Some(("syzygy", path)) => self.set_option("SyzygyPath", Some(path.trim().to_string()), line),
+                _ => self.error("only Syzygy tablebases are known ('egtpath syzygy PATH')", line),
+            },
             "exclude" => self.exclude(true, args, line),
             "include" => self.exclude(false, args, line),
             "bench" => {
@@ -602,6 +608,7 @@ mod tests {
             nodes: 0,
             elapsed: Duration::ZERO,
             hashfull: 0,
+            tb_hits: 0,
             pv: vec![best],
         }
     }

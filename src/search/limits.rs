@@ -83,6 +83,8 @@ pub struct Info {
     pub elapsed: Duration,
     /// Transposition table fill, in permille.
     pub hashfull: u32,
+    /// Positions the endgame tablebases answered.
+    pub tb_hits: u64,
     pub pv: Vec<Move>,
 }
 

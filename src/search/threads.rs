@@ -4,6 +4,7 @@
 //! (which alone watches the clock and reports) finishes sooner.
 
 use super::ThreadState;
+use super::tablebase::Tablebases;
 use super::time::TimeManager;
 use super::tt::TranspositionTable;
 use super::{Limits, Report, Shared, Worker};
@@ -16,6 +17,23 @@ use std::time::Duration;
 
 pub const MAX_THREADS: usize = 256;
 
+/// When the search probes the tablebases (Stockfish's Syzygy options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProbeSettings {
+    /// Probe positions of at most this many pieces (and no more than the tables have).
+    pub limit: usize,
+    /// Positions with as many pieces as the largest tables are probed only this deep or more.
+    pub depth: i32,
+    /// Whether the 50-move rule counts: cursed wins and blessed losses are draws.
+    pub fifty_move_rule: bool,
+}
+
+impl Default for ProbeSettings {
+    fn default() -> ProbeSettings {
+        ProbeSettings { limit: 7, depth: 1, fifty_move_rule: true }
+    }
+}
+
 /// Receives the search's reports, on the search thread.
 pub type Reporter = Box<dyn FnMut(Report) + Send>;
 
@@ -24,6 +42,8 @@ pub struct Searcher {
     tt: Arc<TranspositionTable>,
     /// The evaluation network, if one is loaded (else the hand-crafted evaluation is used).
     network: Option<Arc<Network>>,
+    tablebases: Option<Arc<Tablebases>>,
+    probe: ProbeSettings,
     /// Each thread's learning (see `ThreadState`), kept between searches; it travels with the
     /// search and comes back when it ends.
     states: Vec<Box<ThreadState>>,
@@ -38,6 +58,8 @@ pub struct Searcher {
 pub(super) struct Control {
     pub stop: AtomicBool,
     pub pondering: AtomicBool,
+    /// Positions answered by the tablebases, all threads together.
+    pub tb_hits: AtomicU64,
     nodes: Box<[AtomicU64]>,
 }
 
@@ -60,11 +82,14 @@ impl Searcher {
         Searcher {
             tt: Arc::new(TranspositionTable::new(hash_mb).unwrap_or_else(TranspositionTable::minimal)),
             network: None,
+            tablebases: None,
+            probe: ProbeSettings::default(),
             states: vec![ThreadState::new()],
             threads: 1,
             control: Arc::new(Control {
                 stop: AtomicBool::new(false),
                 pondering: AtomicBool::new(false),
+                tb_hits: AtomicU64::new(0),
                 nodes: (0..MAX_THREADS).map(|_| AtomicU64::new(0)).collect(),
             }),
             move_overhead: Duration::from_millis(super::DEFAULT_MOVE_OVERHEAD_MS),
@@ -108,6 +133,17 @@ impl Searcher {
         self.network = network;
     }
 
+    /// Probes these tables from now on (none with `None`).
+    pub fn set_tablebases(&mut self, tablebases: Option<Arc<Tablebases>>) {
+        self.wait();
+        self.tablebases = tablebases;
+    }
+
+    pub fn set_probe_settings(&mut self, probe: ProbeSettings) {
+        self.wait();
+        self.probe = probe;
+    }
+
     pub fn set_move_overhead(&mut self, overhead: Duration) {
         self.move_overhead = overhead;
     }
@@ -121,15 +157,19 @@ impl Searcher {
         for counter in self.control.nodes.iter() {
             counter.store(0, Ordering::Relaxed);
         }
+        self.control.tb_hits.store(0, Ordering::Relaxed);
         self.tt.new_search();
         let tt = Arc::clone(&self.tt);
         let control = Arc::clone(&self.control);
         let network = self.network.clone();
+        let tablebases = self.tablebases.clone();
+        let probe = self.probe;
         let mut states = std::mem::take(&mut self.states);
         let time = TimeManager::new(&limits, self.move_overhead);
         self.handle = Some(std::thread::spawn(move || {
             let (main_state, helper_states) = states.split_first_mut().expect("at least one thread");
-            let shared = Shared { tt: &tt, control: &control, network: network.as_deref() };
+            let tablebases = tablebases.as_deref().map(|tables| (tables, probe));
+            let shared = Shared { tt: &tt, control: &control, network: network.as_deref(), tablebases };
             std::thread::scope(|scope| {
                 for (i, state) in helper_states.iter_mut().enumerate() {
                     let (board, limits) = (board.clone(), limits.clone());
