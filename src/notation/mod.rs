@@ -3,4 +3,5 @@
 //! coordinate moves; a person at a terminal, an XBoard variant that sends SAN, and game files
 //! all need this instead, so it lives in one place on top of the board and move generator.
 
+pub mod pgn;
 pub mod san;
