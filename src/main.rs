@@ -6,6 +6,9 @@ mod board;
 mod engine;
 mod eval;
 mod movegen;
+// Not called yet: `sentinel play` and XBoard's SAN moves will be its first users.
+#[cfg_attr(not(test), allow(dead_code))]
+mod notation;
 mod perft;
 mod protocol;
 mod search;
