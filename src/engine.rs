@@ -3,10 +3,11 @@
 //! `EngineCommand`s, and the search's reports come back tagged with the `SearchId` of the
 //! search that made them, so a protocol can tell a current search from one it abandoned.
 
+#[cfg_attr(not(test), expect(dead_code, reason = "the OwnBook and BookFile options will use the book"))]
 mod book;
 
 #[expect(unused_imports, reason = "the OwnBook and BookFile options will use the book")]
-pub use book::polyglot_key;
+pub use book::{Book, BookError, BookErrorKind, polyglot_key};
 
 use crate::board::{Board, Color, FenError, Move, START_FEN};
 use crate::movegen::{legal_moves, parse_move};
