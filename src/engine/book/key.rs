@@ -3,15 +3,12 @@
 //! (different numbers, en passant and castling handled its own way) cannot be used to find a
 //! position in a book: this computes the Polyglot key from scratch.
 
-use crate::board::{Board, Color, PieceKind, Square, castle};
+use crate::board::{Board, Color, PieceKind, Square};
 
 /// Where each group of numbers starts in `RANDOM64`.
 const CASTLING_OFFSET: usize = 768;
 const EN_PASSANT_OFFSET: usize = 772;
 const TURN_OFFSET: usize = 780;
-
-/// The castling rights in the order the format numbers them.
-const CASTLING_ORDER: [u8; 4] = [castle::WHITE_KING, castle::WHITE_QUEEN, castle::BLACK_KING, castle::BLACK_QUEEN];
 
 /// The position's key as Polyglot books store it.
 pub fn polyglot_key(board: &Board) -> u64 {
@@ -25,9 +22,11 @@ pub fn polyglot_key(board: &Board) -> u64 {
             }
         }
     }
-    for (i, &right) in CASTLING_ORDER.iter().enumerate() {
-        if board.castling_rights() & right != 0 {
-            key ^= RANDOM64[CASTLING_OFFSET + i];
+    // The board's castling bits come in the format's order: White short, White long, Black
+    // short, Black long.
+    for right in 0..4 {
+        if board.castling_rights() & 1 << right != 0 {
+            key ^= RANDOM64[CASTLING_OFFSET + right];
         }
     }
     if let Some(file) = en_passant_file(board) {
@@ -894,6 +893,15 @@ mod tests {
             let position = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
             assert_eq!(position(&board.to_fen()), position(fen));
             assert_eq!(polyglot_key(&board), key, "{fen}");
+        }
+    }
+
+    #[test]
+    fn each_castling_right_has_its_number() {
+        let key =
+            |rights| polyglot_key(&Board::from_fen(&format!("r3k2r/8/8/8/8/8/8/R3K2R w {rights} - 0 1")).unwrap());
+        for (i, right) in ["K", "Q", "k", "q"].into_iter().enumerate() {
+            assert_eq!(key(right) ^ key("-"), RANDOM64[CASTLING_OFFSET + i], "{right}");
         }
     }
 
