@@ -5,6 +5,7 @@
 //! `SearchId` of the search that made them, so a protocol can tell a current search from one
 //! it abandoned.
 
+mod book;
 pub mod options;
 
 pub use crate::board::{Color, EndReason, GameEnd, GameResult, Move};
@@ -15,7 +16,10 @@ use crate::eval::nnue::{self, Network};
 use crate::movegen::{legal_moves, parse_move};
 use crate::search::Searcher;
 use crate::search::tablebase::Tablebases;
+use book::Book;
 use options::{OPTIONS, Settings, Spec};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
 use std::fmt;
 use std::sync::Arc;
 
@@ -83,6 +87,8 @@ pub enum EngineError {
         path: String,
         reason: String,
     },
+    /// A book file that cannot be used; play goes on without it.
+    Book(String),
     /// Tablebase folders in which no table could be opened; the old tables stay.
     Tablebases(String),
     /// The table could not have the size asked for; it kept the size it had.
@@ -109,6 +115,7 @@ impl fmt::Display for EngineError {
                 write!(f, "cannot use the network {path}: {reason}; the evaluation is unchanged")
             }
             EngineError::Tablebases(reason) => write!(f, "{reason}; the tablebases are unchanged"),
+            EngineError::Book(reason) => write!(f, "{reason}; playing without a book"),
             EngineError::HashTooLarge { asked, got } => {
                 write!(f, "cannot allocate a {asked} MB hash table; keeping {got} MB")
             }
@@ -122,6 +129,10 @@ pub struct Engine {
     board: Board,
     searcher: Searcher,
     settings: Settings,
+    /// The opening book of `BookFile`, played from when `OwnBook` is on.
+    book: Option<Book>,
+    /// Chooses among book moves by their weights.
+    rng: StdRng,
     sink: ReportSink,
     next_search: u64,
 }
@@ -130,7 +141,15 @@ impl Engine {
     pub fn new(sink: ReportSink) -> Engine {
         let settings = Settings::default();
         let searcher = Searcher::new(settings.hash_mb);
-        Engine { board: Board::start_position(), searcher, settings, sink, next_search: 0 }
+        Engine {
+            board: Board::start_position(),
+            searcher,
+            settings,
+            book: None,
+            rng: StdRng::seed_from_u64(std::process::id() as u64 ^ 0x5EB7_1E1C),
+            sink,
+            next_search: 0,
+        }
     }
 
     /// The game's current position, with the moves played since it was set up.
@@ -165,6 +184,11 @@ impl Engine {
     /// the king taking its rook when `UCI_Chess960` is on.
     pub fn move_text(&self, mv: Move) -> String {
         self.board.move_text(mv, self.settings.chess960)
+    }
+
+    /// A legal move of the current position in standard algebraic notation.
+    pub fn san(&self, mv: Move) -> String {
+        crate::notation::san::to_san(&self.board, mv)
     }
 
     pub fn legal_moves(&self) -> Vec<Move> {
@@ -217,6 +241,10 @@ impl Engine {
                 limits.multipv = self.settings.multipv;
                 self.next_search += 1;
                 let id = SearchId(self.next_search);
+                if let Some(mv) = self.book_move(&limits) {
+                    (self.sink)(id, Report::BestMove { best: Some(mv), ponder: None });
+                    return Ok(Outcome::Searching(id));
+                }
                 let sink = Arc::clone(&self.sink);
                 self.searcher.start(self.board.clone(), limits, Box::new(move |report| sink(id, report)));
                 return Ok(Outcome::Searching(id));
@@ -261,6 +289,43 @@ impl Engine {
         let network = Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?;
         self.searcher.set_network(Some(Arc::new(network)));
         Ok(())
+    }
+
+    /// A move from the book, when `OwnBook` is on, the game is within `BookDepth` moves, the
+    /// book knows the position and the search is for a move to play (not analysis, not
+    /// pondering, not restricted to some moves).
+    fn book_move(&mut self, limits: &Limits) -> Option<Move> {
+        let book = self.book.as_ref()?;
+        if !self.settings.own_book
+            || limits.infinite
+            || limits.ponder
+            || !limits.searchmoves.is_empty()
+            || u32::from(self.board.fullmove_number()) > self.settings.book_depth
+        {
+            return None;
+        }
+        book.pick(&self.board, &mut self.rng)
+    }
+
+    /// The book's moves here with their share of the weights, for XBoard's `bk`.
+    pub fn book_moves(&self) -> Vec<(Move, f64)> {
+        let Some(book) = &self.book else { return Vec::new() };
+        let entries = book.entries(&self.board);
+        let total: f64 = entries.iter().map(|&(_, w)| f64::from(w)).sum();
+        entries.into_iter().map(|(mv, w)| (mv, if total > 0.0 { f64::from(w) / total } else { 0.0 })).collect()
+    }
+
+    /// Reads the Polyglot book at `path` (none with an empty path, or when it cannot be read:
+    /// play goes on without a book rather than with one the user replaced).
+    fn open_book(&mut self, path: &str) -> Result<Option<String>, EngineError> {
+        self.book = None;
+        if path.is_empty() {
+            return Ok(None);
+        }
+        let book = Book::open(path).map_err(|e| EngineError::Book(e.to_string()))?;
+        let notice = format!("book {path}: {} entries", book.len());
+        self.book = Some(book);
+        Ok(Some(notice))
     }
 
     /// Probes the Syzygy tables in the folders of `paths` (`:`-separated) from now on; none with

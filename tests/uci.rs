@@ -53,6 +53,9 @@ fn handshake_lists_identity_options_then_uciok() {
         "option name SyzygyProbeDepth type spin default 1 min 1 max 100".to_string(),
         "option name Syzygy50MoveRule type check default true".to_string(),
         "option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_string(),
+        "option name OwnBook type check default false".to_string(),
+        "option name BookFile type string default <empty>".to_string(),
+        "option name BookDepth type spin default 255 min 1 max 1000".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
         "uciok".to_string(),
@@ -300,6 +303,58 @@ fn syzygy_tables_judge_the_endgame() {
     let last = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
     engine.check(field(last, "cp") == Some("0"), &format!("KRvKR is a draw: {last}"));
     expect_error(&mut engine, "setoption name SyzygyPath value /no/such/folder", "no Syzygy tables found");
+}
+
+/// A Polyglot book with one entry per position: the start position's key (from the format's
+/// specification) with 1.e4, and the key after 1.e4 with 1...e5. Polyglot moves are
+/// to-file | to-row << 3 | from-file << 6 | from-row << 9.
+fn write_book(name: &str) -> std::path::PathBuf {
+    let entries: [(u64, u16); 2] =
+        [(0x463b_9618_1691_fc9c, 4 | 3 << 3 | 4 << 6 | 1 << 9), (0x823c_9b50_fd11_4196, 4 | 4 << 3 | 4 << 6 | 6 << 9)];
+    let mut sorted = entries.to_vec();
+    sorted.sort();
+    let mut bytes = Vec::new();
+    for (key, mv) in sorted {
+        bytes.extend_from_slice(&key.to_be_bytes());
+        bytes.extend_from_slice(&mv.to_be_bytes());
+        bytes.extend_from_slice(&10u16.to_be_bytes());
+        bytes.extend_from_slice(&0u32.to_be_bytes());
+    }
+    let path = std::env::temp_dir().join(format!("sentinel-{}-{name}.bin", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// With OwnBook on, a book position is answered from the book at once, without searching; out
+/// of the book the engine searches; a bad book file is reported and play goes on without it.
+#[test]
+fn own_book_plays_book_moves() {
+    let book = write_book("uci-book");
+    let mut engine = Engine::uci();
+    engine.send(&format!("setoption name BookFile value {}", book.display()));
+    let notice = engine.expect_prefix("info string");
+    engine.check(notice.contains("2 entries"), &notice);
+    engine.send("setoption name OwnBook value true");
+    engine.send("position startpos");
+    engine.send("go wtime 10000 btime 10000");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    engine.check(lines.len() == 1 && lines[0] == "bestmove e2e4", &format!("a book move at once: {lines:?}"));
+    engine.send("position startpos moves e2e4");
+    engine.send("go wtime 10000 btime 10000");
+    let reply = best_move(&mut engine);
+    engine.check(reply == "e7e5", &format!("the book's reply, got {reply}"));
+    engine.send("position startpos moves d2d4");
+    engine.send("go depth 3");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    engine.check(lines.iter().any(|l| l.starts_with("info depth")), "out of the book it searches");
+    expect_error(&mut engine, "setoption name BookFile value /no/such/book.bin", "playing without a book");
+    std::fs::write(&book, [0u8; 17]).unwrap();
+    expect_error(&mut engine, &format!("setoption name BookFile value {}", book.display()), "playing without a book");
+    engine.send("position startpos");
+    engine.send("go depth 2");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    engine.check(lines.iter().any(|l| l.starts_with("info depth")), "no book: a normal search");
+    let _ = std::fs::remove_file(&book);
 }
 
 #[test]

@@ -422,6 +422,31 @@ fn analysis_excludes_moves_and_shows_several_lines() {
     engine.check(first_moves(&depth_two).contains(&"d1d8".to_string()), "the mate is back");
 }
 
+/// `bk` lists the book's moves (SAN and share, each line starting with a space, then an empty
+/// line); with OwnBook on the engine plays the book move.
+#[test]
+fn book_moves_are_listed_and_played() {
+    // One entry: the start position's Polyglot key with 1.e4 (see the format specification).
+    let mut bytes = 0x463b_9618_1691_fc9c_u64.to_be_bytes().to_vec();
+    bytes.extend_from_slice(&(4u16 | 3 << 3 | 4 << 6 | 1 << 9).to_be_bytes());
+    bytes.extend_from_slice(&[0, 1, 0, 0, 0, 0]);
+    let path = std::env::temp_dir().join(format!("sentinel-{}-xboard-book.bin", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    let mut engine = Engine::xboard();
+    new_game(&mut engine);
+    engine.send(&format!("option BookFile={}", path.display()));
+    engine.send("bk");
+    let lines = sync(&mut engine);
+    engine.check(lines.iter().any(|l| l == " e4 100%"), &format!("{lines:?}"));
+    engine.check(lines.last().is_some_and(|l| l.is_empty()), "bk ends with an empty line");
+    engine.send("option OwnBook=1");
+    engine.send("force");
+    engine.send("go");
+    let mv = engine_move(&mut engine);
+    engine.check(mv == "e2e4", &format!("the book move, got {mv}"));
+    let _ = std::fs::remove_file(&path);
+}
+
 #[test]
 fn pondering_hit_and_miss() {
     let mut engine = Engine::xboard();

@@ -89,6 +89,9 @@ pub struct Settings {
     pub chess960: bool,
     /// When the search probes the endgame tablebases.
     pub probe: ProbeSettings,
+    /// Whether to play from the opening book, up to which move of the game.
+    pub own_book: bool,
+    pub book_depth: u32,
     /// Whether the GUI lets us think on the opponent's time (UCI tells us; it changes nothing
     /// in the search itself, since the GUI decides when to ponder).
     pub ponder: bool,
@@ -102,6 +105,8 @@ impl Default for Settings {
             multipv: 1,
             chess960: false,
             probe: ProbeSettings::default(),
+            own_book: false,
+            book_depth: DEFAULT_BOOK_DEPTH,
             ponder: false,
         }
     }
@@ -120,6 +125,7 @@ fn text(value: Value) -> String {
 }
 
 pub const MAX_MULTIPV: i64 = 256;
+const DEFAULT_BOOK_DEPTH: u32 = 255;
 
 pub static OPTIONS: &[Spec] = &[
     Spec {
@@ -209,6 +215,30 @@ pub static OPTIONS: &[Spec] = &[
         apply: |engine, value| {
             engine.settings.probe.limit = int(value) as usize;
             engine.searcher.set_probe_settings(engine.settings.probe);
+            Ok(None)
+        },
+    },
+    Spec {
+        name: "OwnBook",
+        kind: Kind::Check { default: false },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.settings.own_book = flag(value);
+            Ok(None)
+        },
+    },
+    Spec {
+        name: "BookFile",
+        kind: Kind::String { default: "" },
+        shown: Shown::Everywhere,
+        apply: |engine, value| engine.open_book(&text(value)),
+    },
+    Spec {
+        name: "BookDepth",
+        kind: Kind::Spin { default: DEFAULT_BOOK_DEPTH as i64, min: 1, max: 1000 },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.settings.book_depth = int(value) as u32;
             Ok(None)
         },
     },

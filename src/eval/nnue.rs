@@ -213,6 +213,7 @@ impl Network {
         Network::from_parts(activation, &feature_weights, &feature_bias, &output_weights, output_bias)
     }
 
+    #[cfg(any(test, feature = "tune"))]
     /// The network as a file (see the module comment for the format).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(FILE_SIZE);
@@ -228,6 +229,7 @@ impl Network {
         bytes
     }
 
+    #[cfg(any(test, feature = "tune"))]
     /// The evaluation of `board` for the side to move, computing the accumulators afresh.
     pub fn evaluate(&self, board: &Board) -> i32 {
         Accumulator::new(self, board).evaluate(self, board.side_to_move())
@@ -255,6 +257,7 @@ impl Accumulator {
         acc
     }
 
+    #[cfg(any(test, feature = "tune"))]
     /// The accumulators of a board given as its pieces (as the trainer reads them).
     pub fn from_pieces(net: &Network, pieces: impl IntoIterator<Item = (Square, Piece)>) -> Accumulator {
         let mut acc = Accumulator { values: [[0; HIDDEN]; 2] };

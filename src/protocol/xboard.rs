@@ -340,6 +340,18 @@ impl XBoard<'_> {
         }
     }
 
+    /// `bk`: the book's moves here, each on a line starting with a space, then an empty line.
+    fn book_moves(&mut self) {
+        let moves = self.engine.book_moves();
+        if moves.is_empty() {
+            self.out.send(" no book moves");
+        }
+        for (mv, share) in moves {
+            self.out.send(format!(" {} {:.0}%", self.engine.san(mv), share * 100.0));
+        }
+        self.out.send("");
+    }
+
     /// `.` in analysis mode: `stat01: time nodes depth moves-left total-moves`.
     fn analysis_status(&mut self) {
         if !self.analyzing {
@@ -365,8 +377,8 @@ impl Protocol for XBoard<'_> {
             self.cancel_ponder();
         }
         match command {
-            "" | "xboard" | "accepted" | "rejected" | "computer" | "random" | "draw" | "bk" | "otim" | "ics"
-            | "rating" | "name" => {}
+            "" | "xboard" | "accepted" | "rejected" | "computer" | "random" | "draw" | "otim" | "ics" | "rating"
+            | "name" => {}
             "protover" => self.features(),
             "new" => {
                 self.cancel_thinking();
@@ -473,6 +485,7 @@ impl Protocol for XBoard<'_> {
             "memory" => self.set_option("Hash", Some(args.to_string()), line),
             "cores" => self.set_option("Threads", Some(args.to_string()), line),
             "option" => self.option(args, line),
+            "bk" => self.book_moves(),
             "egtpath" => match args.split_once(char::is_whitespace) {
                 Some(("syzygy", path)) => self.set_option("SyzygyPath", Some(path.trim().to_string()), line),
                 _ => self.error("only Syzygy tablebases are known ('egtpath syzygy PATH')", line),
