@@ -169,7 +169,6 @@ impl Engine {
         OPTIONS
     }
 
-    #[cfg(test)]
     pub fn settings(&self) -> &Settings {
         &self.settings
     }

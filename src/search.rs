@@ -15,6 +15,7 @@ pub mod tablebase;
 mod threads;
 mod time;
 mod tt;
+mod win_rate;
 
 pub use limits::{Bound, Clock, Info, Limits, Report, Score};
 pub use threads::{MAX_THREADS, ProbeSettings, Reporter, Searcher};
@@ -270,7 +271,7 @@ impl<'a> Worker<'a> {
                 let info = self.info(line, depth, root_move.score, Bound::Exact, root_move.pv.clone());
                 reporter(Report::Info(info));
             }
-            if self.stopped || self.found_requested_mate(score) {
+            if self.stopped || self.found_requested_mate(score, depth) || self.mate_settled(score, depth) {
                 break;
             }
             if self.limits.soft_nodes.is_some_and(|n| self.nodes >= n) {
@@ -366,8 +367,20 @@ impl<'a> Worker<'a> {
         self.root_moves[self.pv_index..].iter().any(|r| r.mv == mv)
     }
 
-    fn found_requested_mate(&self, score: i32) -> bool {
-        self.limits.mate.is_some_and(|n| score > MATE_BOUND && MATE - score < 2 * n)
+    /// `go mate N`: a mate in N moves or fewer is proven, by an iteration deep enough to have
+    /// seen the whole line (so that its principal variation is complete).
+    fn found_requested_mate(&self, score: i32, depth: i32) -> bool {
+        let plies = MATE - score;
+        self.limits.mate.is_some_and(|n| score > MATE_BOUND && plies < 2 * n && depth >= plies)
+    }
+
+    /// A mate found, for either side, that further iterations will not change: one found with
+    /// well over twice its length in depth. Deeper searches would only repeat it up to the
+    /// deepest ply, which a GUI shows as a strange depth and which a search under the clock
+    /// gains nothing from; analysis (infinite or pondering) goes on as asked.
+    fn mate_settled(&self, score: i32, depth: i32) -> bool {
+        let plies = MATE - score.abs();
+        !self.limits.infinite && !self.limits.ponder && score.abs() > MATE_BOUND && depth >= 2 * plies + 4
     }
 
     /// The expected reply to `best` when the line has only one move (it ended in a table
@@ -386,11 +399,18 @@ impl<'a> Worker<'a> {
             Some(wdl) if line == 0 && score.abs() < TB_WIN_BOUND => tablebase_score(wdl, 0).0,
             _ => score,
         };
+        let reported = reported_score(score);
+        let wdl = match reported {
+            Score::Mate(n) if n > 0 => [1000, 0, 0],
+            Score::Mate(_) => [0, 0, 1000],
+            Score::Centipawns(cp) => win_rate::win_draw_loss(cp, &self.board),
+        };
         Info {
             multipv: line + 1,
             depth,
             seldepth: self.seldepth as i32,
-            score: reported_score(score),
+            score: reported,
+            wdl,
             bound,
             nodes: self.control.total_nodes(self.id, self.nodes),
             elapsed: self.time.elapsed(),

@@ -57,6 +57,7 @@ fn handshake_lists_identity_options_then_uciok() {
         "option name BookFile type string default <empty>".to_string(),
         "option name BookDepth type spin default 255 min 1 max 1000".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
+        "option name UCI_ShowWDL type check default false".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
         "uciok".to_string(),
     ];
@@ -392,4 +393,42 @@ fn finds_mate_in_two() {
     engine.check(lines.last().unwrap().starts_with("bestmove d5f6"), "Nf6+ mates in two");
     let last_info = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
     engine.check(last_info.contains(" score mate 2 "), "the score is mate in 2");
+}
+
+/// `go mate 3` stops once a mate in three is proven, with the whole line and a ponder move;
+/// a mate found under the clock ends the search instead of iterating to the deepest ply.
+#[test]
+fn go_mate_stops_on_the_mate_with_its_line() {
+    let mut engine = Engine::uci();
+    engine.send("position fen r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1");
+    engine.send("go mate 3");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    let last = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+    engine.check(last.contains(" score mate 3 "), &format!("a mate in 3: {last}"));
+    engine.check(pv(last).len() == 5, &format!("the whole line: {last}"));
+    let best = lines.last().unwrap();
+    engine.check(best.contains(" ponder "), &format!("with a ponder move: {best}"));
+
+    engine.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    engine.send("go wtime 60000 btime 60000");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    engine.check(lines.last().unwrap() == "bestmove a1a8", "Ra8 mates");
+    let depth: i32 = lines.iter().rev().find_map(|l| field(l, "depth")).and_then(|d| d.parse().ok()).unwrap();
+    engine.check(depth < 20, &format!("stopped soon after the mate, at depth {depth}"));
+}
+
+/// UCI_ShowWDL adds `wdl W D L` (permille, summing to 1000) after the score.
+#[test]
+fn show_wdl_adds_win_draw_loss_chances() {
+    let mut engine = Engine::uci();
+    engine.send("setoption name UCI_ShowWDL value true");
+    engine.send("position fen 4k3/8/8/8/8/8/3Q4/4K3 w - - 0 1");
+    engine.send("go depth 4");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    let info = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "wdl").unwrap_or_else(|| engine.fail("no wdl field"));
+    let wdl: Vec<u32> = words[at + 1..at + 4].iter().map(|w| w.parse().unwrap()).collect();
+    engine.check(wdl.iter().sum::<u32>() == 1000, &format!("{wdl:?}"));
+    engine.check(wdl[0] > 900, &format!("a queen up wins: {wdl:?}"));
 }

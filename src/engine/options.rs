@@ -87,6 +87,8 @@ pub struct Settings {
     pub threads: usize,
     pub multipv: usize,
     pub chess960: bool,
+    /// Whether info lines show win/draw/loss chances.
+    pub show_wdl: bool,
     /// When the search probes the endgame tablebases.
     pub probe: ProbeSettings,
     /// Whether to play from the opening book, up to which move of the game.
@@ -104,6 +106,7 @@ impl Default for Settings {
             threads: 1,
             multipv: 1,
             chess960: false,
+            show_wdl: false,
             probe: ProbeSettings::default(),
             own_book: false,
             book_depth: DEFAULT_BOOK_DEPTH,
@@ -247,6 +250,15 @@ pub static OPTIONS: &[Spec] = &[
         kind: Kind::String { default: "" },
         shown: Shown::Everywhere,
         apply: |engine, value| engine.load_network(&text(value)).map(|()| None),
+    },
+    Spec {
+        name: "UCI_ShowWDL",
+        kind: Kind::Check { default: false },
+        shown: Shown::UciOnly,
+        apply: |engine, value| {
+            engine.settings.show_wdl = flag(value);
+            Ok(None)
+        },
     },
     Spec {
         name: "UCI_Chess960",

@@ -274,7 +274,7 @@ fn author() -> &'static str {
     if authors.is_empty() { "the Sentinel developers" } else { authors.split(':').next().unwrap_or(authors) }
 }
 
-/// `info depth .. seldepth .. multipv .. score .. nodes .. nps .. hashfull .. tbhits .. time .. pv ..`
+/// `info depth .. seldepth .. multipv .. score .. [wdl ..] nodes .. nps .. hashfull .. tbhits .. time .. pv ..`
 pub fn info_line(engine: &Engine, info: &Info) -> String {
     let score = match info.score {
         Score::Centipawns(cp) => format!("cp {cp}"),
@@ -285,8 +285,13 @@ pub fn info_line(engine: &Engine, info: &Info) -> String {
         Bound::Lower => " lowerbound",
         Bound::Upper => " upperbound",
     };
+    let wdl = if engine.settings().show_wdl {
+        format!(" wdl {} {} {}", info.wdl[0], info.wdl[1], info.wdl[2])
+    } else {
+        String::new()
+    };
     let mut line = format!(
-        "info depth {} seldepth {} multipv {} score {score}{bound} nodes {} nps {} hashfull {} tbhits {} time {}",
+        "info depth {} seldepth {} multipv {} score {score}{bound}{wdl} nodes {} nps {} hashfull {} tbhits {} time {}",
         info.depth,
         info.seldepth,
         info.multipv,
@@ -364,6 +369,7 @@ mod tests {
             depth: 5,
             seldepth: 9,
             score: Score::Mate(-3),
+            wdl: [0, 0, 1000],
             bound: Bound::Upper,
             nodes: 5000,
             elapsed: Duration::from_millis(500),

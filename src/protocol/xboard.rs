@@ -617,6 +617,7 @@ mod tests {
             depth: 0,
             seldepth: 0,
             score: Score::Centipawns(0),
+            wdl: [0, 1000, 0],
             bound: Bound::Exact,
             nodes: 0,
             elapsed: Duration::ZERO,

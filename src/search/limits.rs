@@ -78,6 +78,8 @@ pub struct Info {
     pub depth: i32,
     pub seldepth: i32,
     pub score: Score,
+    /// Permille chances of a win, a draw and a loss for the side to move, from the score.
+    pub wdl: [u32; 3],
     pub bound: Bound,
     pub nodes: u64,
     pub elapsed: Duration,
