@@ -174,9 +174,12 @@ impl Engine {
     }
 
     /// Parses a move in coordinate notation (either castling form, see `movegen::parse_move`),
-    /// returning it only if it is legal in the current position.
+    /// or castling as `O-O` / `O-O-O` (XBoard's form in Chess960), returning it only if it is
+    /// legal in the current position.
     pub fn parse_move(&self, text: &str) -> Option<Move> {
+        let castling = matches!(text.trim(), "O-O" | "O-O-O" | "0-0" | "0-0-0");
         parse_move(&self.board, text)
+            .or_else(|| castling.then(|| crate::notation::san::parse_san(&self.board, text).ok()).flatten())
     }
 
     /// A move of the current game (or of a line from it) in coordinate notation: castling as

@@ -74,6 +74,9 @@ fn handshake_declares_features_ending_with_done() {
         "memory=1",
         "smp=1",
         "exclude=1",
+        "nps=1",
+        "egt=\"syzygy\"",
+        "variants=\"normal,fischerandom\"",
     ] {
         engine.check(all.contains(feature), &format!("feature {feature} missing"));
     }
@@ -280,9 +283,10 @@ fn depth_limit_and_thinking_output() {
     engine.check(!thinking.is_empty(), "post shows thinking");
     for line in thinking {
         let fields: Vec<&str> = line.split_whitespace().collect();
-        engine.check(fields.len() >= 4, "ply score time nodes pv");
-        let numbers: Vec<i64> = fields[..4].iter().map(|f| f.parse().unwrap_or(i64::MIN)).collect();
-        engine.check(numbers.iter().all(|&n| n != i64::MIN), &format!("'{line}' should start with four numbers"));
+        engine.check(fields.len() >= 8, "ply score time nodes seldepth nps tbhits, tab, pv");
+        let numbers: Vec<i64> = fields[..7].iter().map(|f| f.parse().unwrap_or(i64::MIN)).collect();
+        engine.check(numbers.iter().all(|&n| n != i64::MIN), &format!("'{line}' should start with seven numbers"));
+        engine.check(line.contains('\t'), "a tab before the principal variation");
         engine.check((1..=2).contains(&numbers[0]), &format!("'{line}' is deeper than sd 2"));
     }
     // nopost: no more thinking lines.
@@ -398,7 +402,7 @@ fn analyze_mode_thinks_without_moving() {
 #[test]
 fn analysis_excludes_moves_and_shows_several_lines() {
     let first_moves = |lines: &[String]| -> Vec<String> {
-        lines.iter().filter_map(|l| l.split_whitespace().nth(4).map(String::from)).collect()
+        lines.iter().filter_map(|l| l.split('\t').nth(1)?.split_whitespace().next().map(String::from)).collect()
     };
     let mut engine = Engine::xboard();
     new_game(&mut engine);
@@ -445,6 +449,90 @@ fn book_moves_are_listed_and_played() {
     let mv = engine_move(&mut engine);
     engine.check(mv == "e2e4", &format!("the book move, got {mv}"));
     let _ = std::fs::remove_file(&path);
+}
+
+/// `hint` gives the reply our search expects; a draw offer is declined in a won position and
+/// accepted in a dead-drawn one; `nps 1` with `st N` (python-chess's node limit) searches N
+/// nodes.
+#[test]
+fn hint_draw_offers_and_node_clocks() {
+    let mut engine = Engine::xboard();
+    new_game(&mut engine);
+    engine.send("usermove e2e4");
+    let reply = engine_move(&mut engine);
+    engine.send("hint");
+    let hint = engine.expect_prefix("Hint: ");
+    let hinted = hint.split_whitespace().nth(1).unwrap_or_default().to_string();
+    engine.check(hinted.len() == 4 && hinted != reply, &format!("a move for White: {hint}"));
+
+    // A queen up and asked for a draw: declined (nothing said).
+    engine.send("new");
+    engine.send("sd 4");
+    engine.send("setboard 4k3/8/8/8/8/8/3Q4/4K3 b - - 0 1");
+    for mv in ["e8e7", "e7e8", "e8e7", "e7e8", "e8e7"] {
+        engine.send("force");
+        engine.send(&format!("usermove {mv}"));
+        engine.send("go");
+        engine_move(&mut engine);
+    }
+    engine.send("draw");
+    let lines = sync(&mut engine);
+    engine.check(!lines.iter().any(|l| l.contains("offer draw")), "a won game is not drawn");
+
+    // A knight each: dead drawn by the engine's own scores; the offer is accepted.
+    engine.send("new");
+    engine.send("sd 3");
+    engine.send("setboard 4k3/8/8/3n4/8/3N4/8/4K3 b - - 0 1");
+    for mv in ["e8e7", "e7e8", "e8e7", "e7e8", "e8e7"] {
+        engine.send("force");
+        engine.send(&format!("usermove {mv}"));
+        engine.send("go");
+        engine_move(&mut engine);
+    }
+    engine.send("draw");
+    let lines = sync(&mut engine);
+    engine.check(lines.iter().any(|l| l == "offer draw"), &format!("a dead draw is agreed: {lines:?}"));
+
+    // nps 1 + st 500: a search of 500 nodes.
+    engine.send("new");
+    engine.send("post");
+    engine.send("nps 1");
+    engine.send("st 500");
+    engine.send("usermove e2e4");
+    let lines = engine.expect("move", |l| l.starts_with("move "));
+    let nodes: Vec<u64> =
+        lines.iter().filter_map(|l| l.split_whitespace().nth(3).and_then(|n| n.parse().ok())).collect();
+    engine.check(!nodes.is_empty() && nodes.iter().all(|&n| n <= 520), &format!("500 nodes: {nodes:?}"));
+}
+
+/// `variant fischerandom`: Chess960 positions and castling written O-O / O-O-O both ways.
+#[test]
+fn fischer_random_castles_as_o_o() {
+    let mut engine = Engine::xboard();
+    new_game(&mut engine);
+    engine.send("variant fischerandom");
+    engine.send("force");
+    // Shredder-FEN: White's king on f1 and rook on g1; castling leaves them on g1 and f1.
+    engine.send("setboard bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1");
+    quietly(&mut engine, "usermove O-O");
+    // Black castles queen side in an X-FEN position; a castling that is not legal is refused.
+    engine.send("setboard r3k3/8/8/8/8/8/8/R3K2R b KQq - 0 1");
+    quietly(&mut engine, "usermove O-O-O");
+    answered(&mut engine, "usermove O-O-O", "Illegal move: O-O-O");
+    // In the variant, the engine writes its own castling as O-O or O-O-O.
+    engine.send("new");
+    engine.send("variant fischerandom");
+    engine.send("force");
+    engine.send("setboard 6k1/8/8/8/8/8/5PPP/4K2R w K - 0 1");
+    engine.send("sd 1");
+    engine.send("exclude all");
+    engine.send("include O-O");
+    engine.send("analyze");
+    let lines = engine.lines_for(std::time::Duration::from_millis(300));
+    engine.send("exit");
+    sync(&mut engine);
+    let pv_heads: Vec<&str> = lines.iter().filter_map(|l| l.split('\t').nth(1)?.split_whitespace().next()).collect();
+    engine.check(!pv_heads.is_empty() && pv_heads.iter().all(|m| *m == "O-O"), &format!("{pv_heads:?}"));
 }
 
 #[test]

@@ -66,6 +66,11 @@ impl Move {
     }
 
     #[inline]
+    pub fn is_king_side_castle(self) -> bool {
+        self.flag() == flag::KING_CASTLE
+    }
+
+    #[inline]
     pub fn is_en_passant(self) -> bool {
         self.flag() == flag::EN_PASSANT
     }

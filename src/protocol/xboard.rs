@@ -63,6 +63,13 @@ struct XBoard<'a> {
     pongs: Vec<String>,
     /// Root moves left out of the analysis (`exclude`), until the position changes.
     excluded: Vec<Move>,
+    /// `nps N`: the clock counts nodes, N to the second (python-chess sends `nps 1` and `st N`
+    /// for a limit of N nodes).
+    nps: Option<u64>,
+    /// The reply our last search expected to our move: the `hint` for the opponent.
+    expected_reply: Option<Move>,
+    /// The scores of our recent moves, from our side, to judge draw offers by.
+    our_scores: Vec<i32>,
     last_info: Option<Info>,
 }
 
@@ -88,6 +95,9 @@ pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
         thinking: None,
         pongs: Vec::new(),
         excluded: Vec::new(),
+        nps: None,
+        expected_reply: None,
+        our_scores: Vec::new(),
         last_info: None,
     };
     super::serve(&mut xboard, events);
@@ -121,7 +131,7 @@ impl XBoard<'_> {
         let name = format!("Sentinel {}", env!("CARGO_PKG_VERSION"));
         self.out.send(format!(
             "feature myname=\"{name}\" ping=1 setboard=1 usermove=1 time=1 sigint=0 sigterm=0 reuse=1 analyze=1 \
-             colors=0 name=1 memory=1 smp=1 exclude=1 egt=\"syzygy\" done=0"
+             colors=0 name=1 memory=1 smp=1 exclude=1 nps=1 egt=\"syzygy\" variants=\"normal,fischerandom\" done=0"
         ));
         for spec in Engine::options().iter().filter(|spec| spec.shown == Shown::Everywhere) {
             let kind = match spec.kind {
@@ -149,7 +159,7 @@ impl XBoard<'_> {
         if let Some(thinking) = self.thinking
             && let Task::Ponder { predicted } = thinking.task
         {
-            if text.to_ascii_lowercase() == self.engine.move_text(predicted) {
+            if text.eq_ignore_ascii_case(&self.move_text(predicted)) {
                 log::debug!("ponder hit: {predicted}");
                 self.execute(EngineCommand::PonderHit);
                 self.move_started = Instant::now();
@@ -248,15 +258,42 @@ impl XBoard<'_> {
     /// The limits for our move: `st`, or the clock of `level` and `time`, and `sd`.
     fn move_limits(&self) -> Limits {
         let mut limits = Limits { depth: self.max_depth, ..Limits::default() };
-        match self.time_control {
-            TimeControl::PerMove(time) => limits.movetime = Some(time),
-            TimeControl::Level { moves, base, increment } => {
+        match (self.time_control, self.nps) {
+            (TimeControl::PerMove(time), None) => limits.movetime = Some(time),
+            (TimeControl::PerMove(time), Some(nps)) => limits.nodes = Some(nodes_for(time, nps)),
+            (TimeControl::Level { moves, base, increment }, nps) => {
                 let moves_to_go = moves_to_go(moves, self.engine.board().moves_played());
                 let remaining = self.our_time.unwrap_or(base);
-                limits.clock = Some(Clock { remaining, increment, moves_to_go });
+                match nps {
+                    None => limits.clock = Some(Clock { remaining, increment, moves_to_go }),
+                    // A node clock: this move's share of what is left, in nodes.
+                    Some(nps) => {
+                        let share = remaining / moves_to_go.unwrap_or(30).clamp(1, 30) + increment / 2;
+                        limits.nodes = Some(nodes_for(share, nps));
+                    }
+                }
             }
         }
         limits
+    }
+
+    /// A move as XBoard wants it: coordinates, but castling as `O-O`/`O-O-O` in Chess960.
+    fn move_text(&self, mv: Move) -> String {
+        if self.engine.settings().chess960 && mv.is_castle() {
+            (if mv.is_king_side_castle() { "O-O" } else { "O-O-O" }).to_string()
+        } else {
+            self.engine.move_text(mv)
+        }
+    }
+
+    /// Accepts a draw offer when the position is dead drawn by our own searches: the last
+    /// few of our moves all scored within a few centipawns of zero.
+    fn draw_offered(&mut self) {
+        const MOVES: usize = 4;
+        let recent = &self.our_scores[self.our_scores.len().saturating_sub(MOVES)..];
+        if recent.len() == MOVES && recent.iter().all(|s| s.abs() <= 10) {
+            self.out.send("offer draw");
+        }
     }
 
     /// Plays the move a search chose, announces it, and claims the result or starts pondering.
@@ -267,9 +304,16 @@ impl XBoard<'_> {
             self.our_time = Some(time.saturating_sub(self.move_started.elapsed()) + increment);
         }
         if let Some(mv) = best {
-            let text = self.engine.move_text(mv);
+            let text = self.move_text(mv);
             self.execute(EngineCommand::PlayMove(mv));
             self.out.send(format!("move {text}"));
+        }
+        self.expected_reply = ponder;
+        if let Some(info) = &self.last_info {
+            self.our_scores.push(match info.score {
+                Score::Centipawns(cp) => cp,
+                Score::Mate(n) => n.signum() * 100_000,
+            });
         }
         self.answer_pongs();
         if !self.claim_result() && best.is_some() && self.ponder {
@@ -340,6 +384,18 @@ impl XBoard<'_> {
         }
     }
 
+    /// `hint`: the move we expect the opponent to play (or, analysing, the best move found).
+    fn hint(&mut self) {
+        let hint = match self.thinking {
+            Some(Thinking { task: Task::Ponder { predicted }, .. }) => Some(predicted),
+            Some(Thinking { task: Task::Analyze, .. }) => self.last_info.as_ref().and_then(|i| i.pv.first().copied()),
+            _ => self.expected_reply.filter(|mv| self.engine.legal_moves().contains(mv)),
+        };
+        if let Some(mv) = hint {
+            self.out.send(format!("Hint: {}", self.move_text(mv)));
+        }
+    }
+
     /// `bk`: the book's moves here, each on a line starting with a space, then an empty line.
     fn book_moves(&mut self) {
         let moves = self.engine.book_moves();
@@ -377,8 +433,7 @@ impl Protocol for XBoard<'_> {
             self.cancel_ponder();
         }
         match command {
-            "" | "xboard" | "accepted" | "rejected" | "computer" | "random" | "draw" | "otim" | "ics" | "rating"
-            | "name" => {}
+            "" | "xboard" | "accepted" | "rejected" | "computer" | "random" | "otim" | "ics" | "rating" | "name" => {}
             "protover" => self.features(),
             "new" => {
                 self.cancel_thinking();
@@ -388,9 +443,15 @@ impl Protocol for XBoard<'_> {
                 self.max_depth = None;
                 self.our_time = None;
                 self.excluded.clear();
+                self.expected_reply = None;
+                self.our_scores.clear();
+                self.set_option("UCI_Chess960", Some("false".to_string()), line);
             }
-            "variant" if args == "normal" => {}
-            "variant" => self.error("only normal chess is played", line),
+            "variant" => match args {
+                "normal" => self.set_option("UCI_Chess960", Some("false".to_string()), line),
+                "fischerandom" => self.set_option("UCI_Chess960", Some("true".to_string()), line),
+                _ => self.error("only normal chess and fischerandom are played", line),
+            },
             "force" => {
                 self.cancel_thinking();
                 self.engine_color = None;
@@ -464,11 +525,12 @@ impl Protocol for XBoard<'_> {
             "nopost" => self.post = false,
             "hard" => self.ponder = true,
             "easy" => self.ponder = false,
-            "hint" => {
-                if let Some(Thinking { task: Task::Ponder { predicted }, .. }) = self.thinking {
-                    self.out.send(format!("Hint: {predicted}"));
-                }
-            }
+            "hint" => self.hint(),
+            "draw" => self.draw_offered(),
+            "nps" => match args.parse::<u64>() {
+                Ok(nps) => self.nps = (nps > 0).then_some(nps),
+                Err(_) => self.error("nps needs a whole number of nodes per second", line),
+            },
             "analyze" => {
                 self.cancel_thinking();
                 self.engine_color = None;
@@ -512,7 +574,7 @@ impl Protocol for XBoard<'_> {
         match report {
             Report::Info(info) => {
                 if info.bound == Bound::Exact && (self.post || thinking.task == Task::Analyze) {
-                    self.out.send(thinking_line(&self.engine, &info));
+                    self.out.send(thinking_line(&info, |mv| self.move_text(mv)));
                 }
                 if info.bound == Bound::Exact || self.last_info.is_none() {
                     self.last_info = Some(info);
@@ -543,19 +605,26 @@ impl Protocol for XBoard<'_> {
     }
 }
 
-/// `ply score time nodes pv`: score in centipawns (mates as 100000 + moves, negative when
-/// mated) and time in centiseconds.
-fn thinking_line(engine: &Engine, info: &Info) -> String {
+/// `ply score time nodes seldepth nps tbhits<TAB>pv`: score in centipawns (mates as 100000 +
+/// moves, negative when mated), time in centiseconds; the optional fields before the tab are
+/// protocol version 2's extension, which XBoard reads and older GUIs show with the line.
+fn thinking_line(info: &Info, move_text: impl Fn(Move) -> String) -> String {
     let score = match info.score {
         Score::Centipawns(cp) => cp,
         Score::Mate(moves) if moves >= 0 => 100_000 + moves,
         Score::Mate(moves) => -100_000 + moves,
     };
-    let mut line = format!("{} {score} {} {}", info.depth, info.elapsed.as_millis() / 10, info.nodes);
-    for &mv in &info.pv {
-        line.push(' ');
-        line.push_str(&engine.move_text(mv));
-    }
+    let mut line = format!(
+        "{} {score} {} {} {} {} {}\t",
+        info.depth,
+        info.elapsed.as_millis() / 10,
+        info.nodes,
+        info.seldepth,
+        info.nps(),
+        info.tb_hits
+    );
+    let pv: Vec<String> = info.pv.iter().map(|&mv| move_text(mv)).collect();
+    line.push_str(&pv.join(" "));
     line
 }
 
@@ -576,6 +645,11 @@ fn looks_like_move(word: &str) -> bool {
         5 => square(b[0], b[1]) && square(b[2], b[3]) && b"nbrqNBRQ".contains(&b[4]),
         _ => false,
     }
+}
+
+/// The nodes a node clock of `nps` nodes a second allows in `time` (at least one).
+fn nodes_for(time: Duration, nps: u64) -> u64 {
+    ((time.as_secs_f64() * nps as f64) as u64).max(1)
 }
 
 /// Seconds, possibly with a fraction (`0.5`).
@@ -645,19 +719,21 @@ mod tests {
 
     #[test]
     fn thinking_lines() {
-        let engine = Engine::new(std::sync::Arc::new(|_, _| {}));
         let mut info = empty_info(Move::NONE);
         info.pv.clear();
         info.depth = 4;
         info.nodes = 500;
         info.elapsed = Duration::from_millis(1234);
         info.score = Score::Mate(2);
-        assert_eq!(thinking_line(&engine, &info), "4 100002 123 500");
+        let text = |mv: Move| mv.to_string();
+        assert_eq!(thinking_line(&info, text), "4 100002 123 500 0 405 0\t");
         info.score = Score::Mate(-3);
-        assert_eq!(thinking_line(&engine, &info), "4 -100003 123 500");
+        assert_eq!(thinking_line(&info, text), "4 -100003 123 500 0 405 0\t");
         info.score = Score::Centipawns(-35);
         info.pv = vec![Move::NONE, Move::NONE];
-        assert_eq!(thinking_line(&engine, &info), "4 -35 123 500 0000 0000");
+        info.seldepth = 9;
+        info.tb_hits = 2;
+        assert_eq!(thinking_line(&info, text), "4 -35 123 500 9 405 2\t0000 0000");
     }
 
     #[test]
