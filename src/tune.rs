@@ -17,6 +17,7 @@ pub mod tuner;
 use crate::board::Board;
 use crate::eval::nnue::{Activation, Network};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The tuning subcommands, part of the main command line when the feature is on.
@@ -49,6 +50,9 @@ pub enum Command {
         /// Start no new game after this many minutes.
         #[arg(long, value_name = "MINUTES")]
         max_minutes: Option<f64>,
+        /// Play with this network (default: the engine's own evaluation).
+        #[arg(long, value_name = "FILE")]
+        net: Option<PathBuf>,
     },
     /// Fit the evaluation weights to the results of `datagen` positions and write them as
     /// Rust source (the Texel method).
@@ -129,8 +133,16 @@ pub enum Command {
 
 pub fn run(command: Command) -> Result<(), String> {
     match command {
-        Command::Datagen { games, nodes, hard_nodes, threads, out, seed, openings, per_game, max_minutes } => {
+        Command::Datagen { games, nodes, hard_nodes, threads, out, seed, openings, per_game, max_minutes, net } => {
             let max_time = max_minutes.map(|m| Duration::from_secs_f64(m.max(0.0) * 60.0));
+            let network = match net {
+                Some(path) => {
+                    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                    let network = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+                    Some(Arc::new(network))
+                }
+                None => None,
+            };
             let hard_nodes = hard_nodes.unwrap_or(nodes.saturating_mul(20)).max(nodes);
             datagen::run(&datagen::Options {
                 games,
@@ -142,6 +154,7 @@ pub fn run(command: Command) -> Result<(), String> {
                 openings,
                 per_game,
                 max_time,
+                network,
             })
             .map(|_| ())
         }

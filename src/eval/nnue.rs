@@ -11,7 +11,7 @@
 //! squared).
 //!
 //! Arithmetic is integer: feature weights and biases are i16 scaled by `QA` (1.0 is 255),
-//! output weights i16 scaled by `QB` (1.0 is 64), the output bias i32 scaled by `QA * QB`. The
+//! output weights i16 scaled by `QB` (1.0 is 128), the output bias i32 scaled by `QA * QB`. The
 //! accumulators add and subtract with wrapping, as the vector units do, so updating a position
 //! incrementally gives exactly the numbers recomputing it gives, whatever the weights.
 //!
@@ -40,17 +40,17 @@ pub const HIDDEN: usize = 256;
 /// The quantised value of 1.0 in the accumulators: activations are clamped to [0, QA].
 pub const QA: i32 = 255;
 /// The quantised value of 1.0 in the output weights.
-pub const QB: i32 = 64;
+pub const QB: i32 = 128;
 /// Centipawns per unit of network output (the trainer's sigmoid scale too).
 pub const EVAL_SCALE: i32 = 400;
 /// Largest output weight a file may hold: 255 × 127 still fits an i16, which the SCReLU sum
-/// relies on, and 127 / 64 ≈ 1.98 leaves the trainer room enough.
+/// relies on, and 127 / 128 ≈ 0.99 is more than trained output weights reach.
 pub const MAX_OUTPUT_WEIGHT: i16 = 127;
 /// Evaluations are clamped to this, well clear of the search's mate scores.
 pub const MAX_EVAL: i32 = 20_000;
 
 pub const MAGIC: &[u8; 8] = b"SNTLNNUE";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 pub const HEADER_SIZE: usize = 20;
 /// Bytes of a whole file for this build's `HIDDEN`.
 pub const FILE_SIZE: usize = HEADER_SIZE + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4;
@@ -599,7 +599,7 @@ mod tests {
         };
         assert_eq!(with(0, b"SNTLPOS\0"), Some(NetError::BadMagic));
         assert_eq!(Network::from_bytes(b"PK\x03\x04 a zip file").err(), Some(NetError::BadMagic));
-        assert_eq!(with(8, &2u32.to_le_bytes()), Some(NetError::Version { found: 2 }));
+        assert_eq!(with(8, &1u32.to_le_bytes()), Some(NetError::Version { found: 1 }));
         assert_eq!(with(12, &512u32.to_le_bytes()), Some(NetError::HiddenSize { found: 512 }));
         assert_eq!(with(16, &7u32.to_le_bytes()), Some(NetError::Activation { found: 7 }));
         let weight_at = FILE_SIZE - 4 - 2 * (2 * HIDDEN - 3);
