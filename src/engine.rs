@@ -470,5 +470,10 @@ mod tests {
         assert_eq!(engine.move_text(castle), "f1g1");
         engine.execute(EngineCommand::PlayMove(castle)).unwrap();
         assert_eq!(engine.board().to_fen(), "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRRKN b kq - 1 1");
+        // A castling move of the other side, as a line of the search would hold it, is written
+        // with that side's rook.
+        let black_castle = engine.parse_move("f8g8").unwrap();
+        engine.execute(EngineCommand::TakeBack(1)).unwrap();
+        assert_eq!(engine.move_text(black_castle), "f8g8");
     }
 }

@@ -6,9 +6,12 @@ use super::{Board, Castling, Undo, right_index};
 use super::{Color, Move, Piece, PieceKind, Square, flag};
 
 impl Board {
-    /// The square of the rook a castling move castles with.
+    /// The square of the rook a castling move castles with. The move may belong to a later
+    /// position of the game (a line of the search): its colour is that of the back rank the
+    /// king castles on, and the rook squares are the game's.
     pub fn castling_rook_square(&self, mv: Move) -> Square {
-        self.castling_rook(self.side, mv).0
+        let color = if mv.from().rank() == 0 { Color::White } else { Color::Black };
+        self.castling_rook(color, mv).0
     }
 
     /// A move in coordinate notation: castling as the king's move to its landing square
