@@ -14,8 +14,8 @@ pub use crate::search::{Bound, Clock, Info, Limits, Report, Score};
 use crate::board::{Board, FenError, START_FEN};
 use crate::eval::nnue::{self, Network};
 use crate::movegen::{legal_moves, parse_move};
-use crate::search::Searcher;
 use crate::search::tablebase::Tablebases;
+use crate::search::{ProbeSettings, Searcher};
 use book::Book;
 use options::{OPTIONS, Settings, Spec};
 use rand::SeedableRng;
@@ -328,6 +328,13 @@ impl Engine {
         let notice = format!("book {path}: {} entries", book.len());
         self.book = Some(book);
         Ok(Some(notice))
+    }
+
+    /// Changes one of the rules for when the search probes the tablebases.
+    fn set_probe(&mut self, change: impl FnOnce(&mut ProbeSettings)) -> Result<Option<String>, EngineError> {
+        change(&mut self.settings.probe);
+        self.searcher.set_probe_settings(self.settings.probe);
+        Ok(None)
     }
 
     /// Probes the Syzygy tables in the folders of `paths` (`:`-separated) from now on; none with

@@ -465,33 +465,24 @@ fn hint_draw_offers_and_node_clocks() {
     let hinted = hint.split_whitespace().nth(1).unwrap_or_default().to_string();
     engine.check(hinted.len() == 4 && hinted != reply, &format!("a move for White: {hint}"));
 
-    // A queen up and asked for a draw: declined (nothing said).
-    engine.send("new");
-    engine.send("sd 4");
-    engine.send("setboard 4k3/8/8/8/8/8/3Q4/4K3 b - - 0 1");
-    for mv in ["e8e7", "e7e8", "e8e7", "e7e8", "e8e7"] {
-        engine.send("force");
-        engine.send(&format!("usermove {mv}"));
-        engine.send("go");
-        engine_move(&mut engine);
+    // A queen up and asked for a draw: declined (nothing said). A knight each: dead drawn by
+    // the engine's own scores, so the offer is accepted.
+    for (fen, accepted) in [("4k3/8/8/8/8/8/3Q4/4K3 b - - 0 1", false), ("4k3/8/8/3n4/8/3N4/8/4K3 b - - 0 1", true)] {
+        engine.send("new");
+        engine.send("sd 3");
+        engine.send(&format!("setboard {fen}"));
+        // Black's king walks e8-e7 and back; the engine answers each step as White.
+        for mv in ["e8e7", "e7e8", "e8e7", "e7e8", "e8e7"] {
+            engine.send("force");
+            engine.send(&format!("usermove {mv}"));
+            engine.send("go");
+            engine_move(&mut engine);
+        }
+        engine.send("draw");
+        let lines = sync(&mut engine);
+        let agreed = lines.iter().any(|l| l == "offer draw");
+        engine.check(agreed == accepted, &format!("{fen}: draw agreed {agreed}, expected {accepted}"));
     }
-    engine.send("draw");
-    let lines = sync(&mut engine);
-    engine.check(!lines.iter().any(|l| l.contains("offer draw")), "a won game is not drawn");
-
-    // A knight each: dead drawn by the engine's own scores; the offer is accepted.
-    engine.send("new");
-    engine.send("sd 3");
-    engine.send("setboard 4k3/8/8/3n4/8/3N4/8/4K3 b - - 0 1");
-    for mv in ["e8e7", "e7e8", "e8e7", "e7e8", "e8e7"] {
-        engine.send("force");
-        engine.send(&format!("usermove {mv}"));
-        engine.send("go");
-        engine_move(&mut engine);
-    }
-    engine.send("draw");
-    let lines = sync(&mut engine);
-    engine.check(lines.iter().any(|l| l == "offer draw"), &format!("a dead draw is agreed: {lines:?}"));
 
     // nps 1 + st 500: a search of 500 nodes.
     engine.send("new");

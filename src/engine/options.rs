@@ -195,31 +195,19 @@ pub static OPTIONS: &[Spec] = &[
         name: "SyzygyProbeDepth",
         kind: Kind::Spin { default: 1, min: 1, max: 100 },
         shown: Shown::Everywhere,
-        apply: |engine, value| {
-            engine.settings.probe.depth = int(value) as i32;
-            engine.searcher.set_probe_settings(engine.settings.probe);
-            Ok(None)
-        },
+        apply: |engine, value| engine.set_probe(|probe| probe.depth = int(value) as i32),
     },
     Spec {
         name: "Syzygy50MoveRule",
         kind: Kind::Check { default: true },
         shown: Shown::Everywhere,
-        apply: |engine, value| {
-            engine.settings.probe.fifty_move_rule = flag(value);
-            engine.searcher.set_probe_settings(engine.settings.probe);
-            Ok(None)
-        },
+        apply: |engine, value| engine.set_probe(|probe| probe.fifty_move_rule = flag(value)),
     },
     Spec {
         name: "SyzygyProbeLimit",
         kind: Kind::Spin { default: 7, min: 0, max: 7 },
         shown: Shown::Everywhere,
-        apply: |engine, value| {
-            engine.settings.probe.limit = int(value) as usize;
-            engine.searcher.set_probe_settings(engine.settings.probe);
-            Ok(None)
-        },
+        apply: |engine, value| engine.set_probe(|probe| probe.limit = int(value) as usize),
     },
     Spec {
         name: "OwnBook",
