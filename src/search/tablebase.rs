@@ -17,11 +17,13 @@ mod syzygy;
 pub use syzygy::Tablebases;
 
 /// What separates folders in a path list: Stockfish's convention, where Windows paths hold ':'.
+#[cfg(feature = "syzygy")]
 pub const PATH_SEPARATOR: char = if cfg!(windows) { ';' } else { ':' };
 
 /// A result from the side to move's point of view. The cursed win and blessed loss are wins
 /// and losses that the 50-move rule turns into draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(not(feature = "syzygy"), allow(dead_code, reason = "only the prober makes results"))]
 pub enum Wdl {
     Loss,
     BlessedLoss,
@@ -32,6 +34,7 @@ pub enum Wdl {
 
 impl Wdl {
     /// The same result seen by the other side.
+    #[cfg(feature = "syzygy")]
     pub fn flip(self) -> Wdl {
         match self {
             Wdl::Loss => Wdl::Win,
