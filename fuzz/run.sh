@@ -31,6 +31,7 @@ with open(sys.argv[1], "wb") as f:
 PY
 
 export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1
+mkdir -p target/fuzz-out
 summary=()
 for target in "${targets[@]}"; do
     seeds=fuzz/seeds/$target
