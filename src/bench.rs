@@ -48,8 +48,10 @@ pub const POSITIONS: [&str; 32] = [
 ];
 
 /// Searches every position to `depth`, printing a line for each and the total last, in the
-/// `<nodes> nodes <nps> nps` form OpenBench reads.
-pub fn run(depth: i32) {
+/// `<nodes> nodes <nps> nps` form OpenBench reads. Fails only when stdout cannot be written.
+pub fn run(depth: i32) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
     let mut searcher = Searcher::new(HASH_MB);
     let mut total_nodes = 0;
     let mut searching = Duration::ZERO;
@@ -71,10 +73,12 @@ pub fn run(depth: i32) {
         }
         total_nodes += nodes;
         let best = best.map_or("(none)".to_string(), |m| m.to_string());
-        println!("position {:2}/{}: {nodes:>9} nodes  bestmove {best:<6} {fen}", i + 1, POSITIONS.len());
+        writeln!(out, "position {:2}/{}: {nodes:>9} nodes  bestmove {best:<6} {fen}", i + 1, POSITIONS.len())?;
+        out.flush()?;
     }
     let nps = (total_nodes as f64 / searching.as_secs_f64().max(1e-6)) as u64;
-    println!("{total_nodes} nodes {nps} nps");
+    writeln!(out, "{total_nodes} nodes {nps} nps")?;
+    out.flush()
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! `SearchId` of the search that made them, so a protocol can tell a current search from one
 //! it abandoned.
 
-mod book;
+pub mod book;
 pub mod options;
 
 pub use crate::board::{Color, EndReason, GameEnd, GameResult, Move};
@@ -160,8 +160,8 @@ impl Engine {
     pub const BENCH_DEPTH: i32 = crate::bench::DEFAULT_DEPTH;
 
     /// The fixed-depth benchmark (`bench`), which prints its own lines.
-    pub fn bench(depth: i32) {
-        crate::bench::run(depth);
+    pub fn bench(depth: i32) -> std::io::Result<()> {
+        crate::bench::run(depth)
     }
 
     /// The option table, for the protocols to list.
@@ -191,6 +191,14 @@ impl Engine {
     /// A legal move of the current position in standard algebraic notation.
     pub fn san(&self, mv: Move) -> String {
         crate::notation::san::to_san(&self.board, mv)
+    }
+
+    /// Perft of the current position (`go perft`): the leaf count below each root move, by move
+    /// text. Ends a running search first.
+    pub fn divide(&mut self, depth: u32) -> Vec<(String, u64)> {
+        self.finish_search();
+        let mut board = self.board.clone();
+        crate::perft::divide(&mut board, depth, self.settings.chess960)
     }
 
     pub fn legal_moves(&self) -> Vec<Move> {
@@ -353,6 +361,12 @@ impl Engine {
         }
         self.searcher.set_tablebases(Some(Arc::new(tables)));
         Ok(Some(notice))
+    }
+
+    /// Whether a search thread may still be running (or has ended without being waited for):
+    /// when not, every report of every search has been delivered to the sink.
+    pub fn searching(&self) -> bool {
+        self.searcher.running()
     }
 
     /// Stops the running search, if any, and waits until it has reported.

@@ -5,6 +5,8 @@ mod bench;
 mod board;
 mod engine;
 mod eval;
+#[cfg(feature = "fuzz")]
+mod fuzz;
 mod movegen;
 // Not called yet: `sentinel play` and XBoard's SAN moves will be its first users.
 #[cfg_attr(not(test), allow(dead_code))]
@@ -18,6 +20,7 @@ mod tune;
 use board::Board;
 use clap::{Parser, Subcommand};
 use search::Limits;
+use std::io::Write;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -73,10 +76,37 @@ enum Command {
     #[cfg(feature = "tune")]
     #[command(flatten)]
     Tuning(tune::Command),
+    /// Run one fuzz target on the bytes of stdin (see fuzz/run.sh).
+    #[cfg(feature = "fuzz")]
+    #[command(hide = true)]
+    Fuzz { target: fuzz::Target },
 }
 
 /// Exit code for bad arguments, as clap uses for its own usage errors.
 const USAGE_ERROR: u8 = 2;
+
+/// Why a subcommand ended early.
+enum Failure {
+    /// Bad arguments or input: said on stderr, exit code 2.
+    Usage(String),
+    /// stdout was closed (`sentinel perft ... | head`): nobody reads on, so end quietly.
+    StdoutClosed,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::Usage(message)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(error: std::io::Error) -> Failure {
+        match error.kind() {
+            std::io::ErrorKind::BrokenPipe => Failure::StdoutClosed,
+            _ => Failure::Usage(format!("cannot write to stdout: {error}")),
+        }
+    }
+}
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
@@ -86,21 +116,30 @@ fn main() -> ExitCode {
         Some(Command::Perft { epd: Some(file), max_depth, chess960, .. }) => {
             run_perft_suite(&file, max_depth, chess960)
         }
-        Some(Command::Bench { depth }) => {
-            bench::run(depth);
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Command::Bench { depth }) => bench::run(depth).map(|_| ExitCode::SUCCESS).map_err(Failure::from),
         Some(Command::Search { position, depth, movetime, nodes }) => run_search(&position, depth, movetime, nodes),
+        #[cfg(feature = "fuzz")]
+        Some(Command::Fuzz { target }) => {
+            let mut input = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut input)
+                .map(|_| fuzz::run(target, &input))
+                .map(|_| ExitCode::SUCCESS)
+                .map_err(Failure::from)
+        }
         #[cfg(feature = "tune")]
-        Some(Command::Tuning(command)) => tune::run(command).map(|_| ExitCode::SUCCESS),
+        Some(Command::Tuning(command)) => tune::run(command).map(|_| ExitCode::SUCCESS).map_err(Failure::from),
         None => {
             protocol::run();
             Ok(ExitCode::SUCCESS)
         }
     };
-    result.unwrap_or_else(|message| {
-        eprintln!("sentinel: {message}");
-        ExitCode::from(USAGE_ERROR)
+    result.unwrap_or_else(|failure| match failure {
+        Failure::Usage(message) => {
+            // stderr may be closed too; there is nobody left to tell then.
+            let _ = writeln!(std::io::stderr(), "sentinel: {message}");
+            ExitCode::from(USAGE_ERROR)
+        }
+        Failure::StdoutClosed => ExitCode::FAILURE,
     })
 }
 
@@ -123,7 +162,7 @@ fn run_search(
     depth: Option<i32>,
     movetime: Option<u64>,
     nodes: Option<u64>,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Failure> {
     let text = position.join(" ");
     let fen = (text.trim() != "startpos").then_some(text);
     let mut limits = Limits { depth, nodes, movetime: movetime.map(Duration::from_millis), ..Limits::default() };
@@ -134,32 +173,37 @@ fn run_search(
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_perft(args: &[String], chess960: bool) -> Result<ExitCode, String> {
+fn run_perft(args: &[String], chess960: bool) -> Result<ExitCode, Failure> {
+    let usage = || Failure::Usage("usage: sentinel perft <startpos|FEN> <depth>".to_string());
     let [position @ .., depth] = args else {
-        return Err("usage: sentinel perft <startpos|FEN> <depth>".to_string());
+        return Err(usage());
     };
     if position.is_empty() {
-        return Err("usage: sentinel perft <startpos|FEN> <depth>".to_string());
+        return Err(usage());
     }
-    let depth: u32 = depth
-        .parse()
-        .ok()
-        .filter(|d| (1..=20).contains(d))
-        .ok_or_else(|| format!("depth must be a whole number from 1 to 20, got '{depth}'"))?;
+    let depth: u32 = depth.parse().ok().filter(|d| (1..=perft::MAX_DEPTH).contains(d)).ok_or_else(|| {
+        let depth = protocol::excerpt(depth, protocol::QUOTE_LIMIT);
+        format!("depth must be a whole number from 1 to {}, got '{depth}'", perft::MAX_DEPTH)
+    })?;
     let (mut board, chess960) = parse_position(position, chess960)?;
     let start = Instant::now();
     let mut total = 0;
+    let mut out = std::io::stdout().lock();
     for (mv, nodes) in perft::divide(&mut board, depth, chess960) {
-        println!("{mv}: {nodes}");
+        writeln!(out, "{mv}: {nodes}")?;
         total += nodes;
     }
-    println!("\nNodes searched: {total}");
+    writeln!(out, "\nNodes searched: {total}")?;
+    out.flush()?;
     report_speed(total, start);
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_perft_suite(file: &str, max_depth: Option<u32>, chess960: bool) -> Result<ExitCode, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+/// The largest perft suite read: far beyond any published one, small enough to hold in memory.
+const MAX_SUITE_BYTES: u64 = 64 << 20;
+
+fn run_perft_suite(file: &str, max_depth: Option<u32>, chess960: bool) -> Result<ExitCode, Failure> {
+    let text = read_text(file, MAX_SUITE_BYTES)?;
     let mut entries = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let entry = perft::parse_suite_line(line).map_err(|e| format!("{file}:{}: {e}", number + 1))?;
@@ -170,29 +214,46 @@ fn run_perft_suite(file: &str, max_depth: Option<u32>, chess960: bool) -> Result
         }
     }
     if entries.is_empty() {
-        return Err(format!("{file}: no positions to check"));
+        return Err(format!("{file}: no positions to check").into());
     }
     let start = Instant::now();
     let (mut checked, mut failed, mut nodes) = (0, 0, 0);
+    let mut out = std::io::stdout().lock();
     for (mut board, entry) in entries {
         for &(depth, expected) in entry.counts.iter().filter(|(d, _)| max_depth.is_none_or(|max| *d <= max)) {
             let actual = perft::perft(&mut board, depth);
             nodes += actual;
             checked += 1;
             if actual == expected {
-                println!("pass  D{depth} {expected:>12}  {}", entry.fen);
+                writeln!(out, "pass  D{depth} {expected:>12}  {}", entry.fen)?;
             } else {
                 failed += 1;
-                println!("FAIL  D{depth} expected {expected} got {actual}  {}", entry.fen);
+                writeln!(out, "FAIL  D{depth} expected {expected} got {actual}  {}", entry.fen)?;
             }
+            out.flush()?;
         }
     }
-    println!("{checked} counts checked, {} passed, {failed} failed", checked - failed);
+    writeln!(out, "{checked} counts checked, {} passed, {failed} failed", checked - failed)?;
+    out.flush()?;
     report_speed(nodes, start);
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
+/// A text file of at most `limit` bytes: a larger one, or one that is not UTF-8, is an error
+/// naming the file, never a read without end (`/dev/zero`) or a panic.
+fn read_text(file: &str, limit: u64) -> Result<String, String> {
+    use std::io::Read;
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot read {file}: {e}");
+    let mut bytes = Vec::new();
+    std::fs::File::open(file).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes)).map_err(|e| cannot(&e))?;
+    if bytes.len() as u64 > limit {
+        return Err(cannot(&format!("larger than {} MiB", limit >> 20)));
+    }
+    String::from_utf8(bytes).map_err(|e| cannot(&e))
+}
+
 fn report_speed(nodes: u64, start: Instant) {
     let seconds = start.elapsed().as_secs_f64();
-    eprintln!("{nodes} nodes in {seconds:.3} s, {:.0} nodes/s", nodes as f64 / seconds.max(1e-9));
+    let speed = nodes as f64 / seconds.max(1e-9);
+    let _ = writeln!(std::io::stderr(), "{nodes} nodes in {seconds:.3} s, {speed:.0} nodes/s");
 }

@@ -54,6 +54,10 @@ pub struct SuiteEntry {
     pub counts: Vec<(u32, u64)>,
 }
 
+/// The deepest perft counted: far beyond what finishes in a day, so a bad number in a
+/// suite or on the command line is refused rather than run for ever.
+pub const MAX_DEPTH: u32 = 20;
+
 /// Parses a suite line; blank lines and `#` comments give `None`.
 pub fn parse_suite_line(line: &str) -> Result<Option<SuiteEntry>, String> {
     let line = line.trim();
@@ -70,8 +74,12 @@ pub fn parse_suite_line(line: &str) -> Result<Option<SuiteEntry>, String> {
             .and_then(|rest| rest.split_once(char::is_whitespace))
             .and_then(|(d, n)| Some((d.parse::<u32>().ok()?, n.trim().parse::<u64>().ok()?)));
         match parsed {
-            Some(entry) => counts.push(entry),
-            None => return Err(format!("'{part}' is not of the form 'D<depth> <count>'")),
+            Some(entry @ (1..=MAX_DEPTH, _)) => counts.push(entry),
+            Some((depth, _)) => return Err(format!("depth {depth} is not from 1 to {MAX_DEPTH}")),
+            None => {
+                let part = crate::protocol::excerpt(part, crate::protocol::QUOTE_LIMIT);
+                return Err(format!("'{part}' is not of the form 'D<depth> <count>'"));
+            }
         }
     }
     if counts.is_empty() {
@@ -92,6 +100,8 @@ mod tests {
         assert_eq!(parse_suite_line("  # comment"), Ok(None));
         assert!(parse_suite_line("fen ;D1 x").is_err());
         assert!(parse_suite_line("fen only").is_err());
+        assert!(parse_suite_line("fen ;D0 1").is_err());
+        assert!(parse_suite_line("fen ;D4294967295 1").is_err());
     }
 
     /// Keys must follow the moves exactly: a key computed incrementally through make and unmake

@@ -172,6 +172,9 @@ struct Worker<'a> {
     /// With MultiPV, the line being searched: root moves before it are left out.
     pv_index: usize,
     nodes: u64,
+    /// The helper threads' nodes when last counted: the main thread applies a node limit to
+    /// all threads together.
+    helper_nodes: u64,
     seldepth: usize,
     /// Set once the search must unwind; scores computed after it are meaningless.
     stopped: bool,
@@ -209,6 +212,7 @@ impl<'a> Worker<'a> {
             root_moves: Vec::new(),
             pv_index: 0,
             nodes: 0,
+            helper_nodes: 0,
             seldepth: 0,
             stopped: false,
             clock_running: true,
@@ -277,8 +281,11 @@ impl<'a> Worker<'a> {
             if self.limits.soft_nodes.is_some_and(|n| self.nodes >= n) {
                 break;
             }
+            // While pondering the clock is the opponent's: deepen until the ponder hit starts
+            // ours (or `stop` comes).
             let share = time_share(forced, stable_iterations, previous_score - score);
-            if depth > 1 && !self.time.iteration_affordable(share) {
+            let pondering = self.control.pondering.load(Ordering::Relaxed);
+            if depth > 1 && !pondering && !self.time.iteration_affordable(share) {
                 break;
             }
         }
@@ -425,7 +432,7 @@ impl<'a> Worker<'a> {
     fn check_limits(&mut self) {
         self.nodes += 1;
         let main = self.id == 0;
-        if main && self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+        if main && self.limits.nodes.is_some_and(|n| self.nodes + self.helper_nodes >= n) {
             self.stopped = true;
         }
         if !self.nodes.is_multiple_of(1024) {
@@ -438,6 +445,7 @@ impl<'a> Worker<'a> {
         if !main {
             return;
         }
+        self.helper_nodes = self.control.total_nodes(self.id, 0);
         let pondering = self.control.pondering.load(Ordering::Relaxed);
         if !pondering && !self.clock_running {
             self.time.restart();

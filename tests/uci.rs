@@ -177,13 +177,17 @@ fn errors_are_reported_and_the_engine_carries_on() {
 }
 
 #[test]
-fn bad_position_keeps_the_previous_one() {
+fn bad_position_leaves_no_position_to_search() {
     let mut engine = Engine::uci();
     engine.send("position startpos moves e2e4");
     ready_without_errors(&mut engine);
     expect_error(&mut engine, "position startpos moves e2e4 e7e5 e1e3", "e1e3");
     expect_error(&mut engine, "position fen not/a/fen w - - 0 1", "invalid FEN");
-    // Still the position after 1.e4: Black to move.
+    // Not the position after 1.e4, nor after 1.e4 e5: the GUI meant neither.
+    engine.send("go depth 2");
+    let best = best_move(&mut engine);
+    engine.check(best == "0000", "no move for a refused position");
+    engine.send("position startpos moves e2e4");
     engine.send("go depth 2");
     let best = best_move(&mut engine);
     engine.check(AFTER_E4.split_whitespace().any(|m| m == best), &format!("{best} is not a reply to 1.e4"));

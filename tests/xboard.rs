@@ -58,6 +58,7 @@ fn handshake_declares_features_ending_with_done() {
     engine.send("protover 2");
     let lines = engine.expect_line("feature done=1");
     let all = lines.join(" ");
+    engine.check(!all.contains("sigterm"), "SIGTERM may end the engine: no sigterm=0");
     let name = format!("myname=\"Sentinel {}\"", env!("CARGO_PKG_VERSION"));
     for feature in [
         name.as_str(),
@@ -66,7 +67,6 @@ fn handshake_declares_features_ending_with_done() {
         "usermove=1",
         "time=1",
         "sigint=0",
-        "sigterm=0",
         "reuse=1",
         "analyze=1",
         "colors=0",

@@ -42,7 +42,7 @@ impl Board {
         self.save_state(mv, self.squares[captured_square]);
 
         self.clear_en_passant();
-        self.halfmove_clock += 1;
+        self.halfmove_clock = self.halfmove_clock.saturating_add(1);
         if mv.is_capture() {
             self.remove_piece(captured_square);
             self.halfmove_clock = 0;
@@ -69,7 +69,7 @@ impl Board {
             self.castling = castling;
         }
         if us == Color::Black {
-            self.fullmove_number += 1;
+            self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
         self.side = !us;
         self.key ^= KEYS.black_to_move;
@@ -87,9 +87,7 @@ impl Board {
         let to = mv.to();
         let us = !self.side;
         self.side = us;
-        if us == Color::Black {
-            self.fullmove_number -= 1;
-        }
+        self.fullmove_number = undo.fullmove_number;
 
         if mv.is_promotion() {
             self.take_piece::<false>(to);
@@ -140,6 +138,7 @@ impl Board {
             castling: self.castling,
             en_passant: self.en_passant,
             halfmove_clock: self.halfmove_clock,
+            fullmove_number: self.fullmove_number,
             key: self.key,
             pawn_key: self.pawn_key,
         });

@@ -41,6 +41,9 @@ struct Undo {
     castling: u8,
     en_passant: Square,
     halfmove_clock: u16,
+    /// Kept rather than counted back: the counters stop at their largest value (a FEN may
+    /// start them there), so a decrement would not undo a move.
+    fullmove_number: u16,
     key: u64,
     pawn_key: u64,
 }
@@ -381,6 +384,22 @@ impl std::fmt::Display for Board {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A FEN may start the counters at their largest value: moves then stop them there, and
+    /// taking the moves back restores them exactly.
+    #[test]
+    fn move_counters_stop_at_their_largest_value() {
+        let fen = "4k3/8/8/8/8/8/8/4K2R b - - 65535 65535";
+        let mut board = Board::from_fen(fen).unwrap();
+        for text in ["e8d7", "h1h2", "d7e8"] {
+            board.make_move(crate::movegen::parse_move(&board, text).unwrap());
+        }
+        assert!(board.to_fen().ends_with(" 65535 65535"), "{}", board.to_fen());
+        for _ in 0..3 {
+            board.unmake_move();
+        }
+        assert_eq!(board.to_fen(), fen);
+    }
 
     #[test]
     fn repetitions_count_the_game_before_the_search() {

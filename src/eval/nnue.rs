@@ -229,7 +229,7 @@ impl Network {
         bytes
     }
 
-    #[cfg(any(test, feature = "tune"))]
+    #[cfg(any(test, feature = "tune", feature = "fuzz"))]
     /// The evaluation of `board` for the side to move, computing the accumulators afresh.
     pub fn evaluate(&self, board: &Board) -> i32 {
         Accumulator::new(self, board).evaluate(self, board.side_to_move())

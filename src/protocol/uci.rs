@@ -2,7 +2,7 @@
 //! every `go`, and each `go` is answered by exactly one `bestmove`. Errors are reported as
 //! `info string` lines and never end the engine.
 
-use super::{Event, Output, Protocol, split_command};
+use super::{Event, MAX_LINE, MESSAGE_LIMIT, Output, Protocol, QUOTE_LIMIT, excerpt, parse_whole, split_command};
 use crate::engine::options::Kind;
 use crate::engine::{Bound, Clock, Color, Engine, EngineCommand, Info, Limits, Move, Outcome, Report, Score, SearchId};
 use std::sync::mpsc::Receiver;
@@ -21,11 +21,14 @@ struct Uci<'a> {
     engine: Engine,
     out: &'a mut Output,
     pending: Vec<Pending>,
+    /// Why the last `position` was refused. Until a good one comes, there is no position the
+    /// GUI means: `go` answers `bestmove 0000` rather than a move for some other position.
+    bad_position: Option<String>,
 }
 
 /// Runs the protocol; the `uci` line that chose it has been read and is answered first.
 pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
-    let mut uci = Uci { engine, out, pending: Vec::new() };
+    let mut uci = Uci { engine, out, pending: Vec::new(), bad_position: None };
     uci.identify();
     super::serve(&mut uci, events);
 }
@@ -49,8 +52,9 @@ impl Uci<'_> {
     }
 
     fn error(&mut self, message: impl AsRef<str>) {
-        log::info!("{}", message.as_ref());
-        self.out.send(format!("info string {}", message.as_ref()));
+        let message = excerpt(message.as_ref(), MESSAGE_LIMIT);
+        log::info!("{message}");
+        self.out.send(format!("info string {message}"));
     }
 
     fn execute(&mut self, command: EngineCommand) -> Option<Outcome> {
@@ -95,7 +99,8 @@ impl Uci<'_> {
         self.execute(EngineCommand::SetOption { name, value });
     }
 
-    /// `position startpos|fen <fen> [moves ...]`. A bad FEN or move leaves the old position.
+    /// `position startpos|fen <fen> [moves ...]`. A bad FEN or move is reported, and leaves no
+    /// position to search until the next good `position` (see `bad_position`).
     fn position(&mut self, args: &str) {
         let words: Vec<&str> = args.split_whitespace().collect();
         let moves_at = words.iter().position(|w| *w == "moves").unwrap_or(words.len());
@@ -104,18 +109,32 @@ impl Uci<'_> {
             ["startpos"] => None,
             ["fen", ref fen @ ..] if !fen.is_empty() => Some(fen.join(" ")),
             _ => {
-                return self
-                    .error(format!("expected 'position startpos|fen <fen> [moves ...]', got 'position {args}'"));
+                let usage = "expected 'position startpos|fen <fen> [moves ...]'";
+                return self.refuse_position(format!("{usage}, got 'position {}'", excerpt(args, QUOTE_LIMIT)));
             }
         };
-        if let Err(e) = self.engine.execute(EngineCommand::SetPosition { fen, moves }) {
-            self.error(format!("{e}; position unchanged"));
+        match self.engine.execute(EngineCommand::SetPosition { fen, moves }) {
+            Ok(_) => self.bad_position = None,
+            Err(e) => self.refuse_position(e.to_string()),
         }
+    }
+
+    fn refuse_position(&mut self, reason: String) {
+        self.error(format!("{reason}; no position to search until a valid 'position'"));
+        self.bad_position = Some(reason);
     }
 
     /// `go` with any of its arguments. A bad argument is reported and skipped, and the search
     /// starts anyway: the GUI is waiting for a bestmove.
     fn go(&mut self, args: &str) {
+        if let Some(reason) = &self.bad_position {
+            let message = format!("not searching: the last position was refused ({reason})");
+            self.error(message);
+            return self.out.send(best_move_line(&self.engine, None, None));
+        }
+        if let Some(depth) = args.strip_prefix("perft") {
+            return self.perft(depth.trim());
+        }
         let (limits, errors) = parse_go(args, &self.engine);
         for message in errors {
             self.error(message);
@@ -126,6 +145,29 @@ impl Uci<'_> {
         }
     }
 }
+
+impl Uci<'_> {
+    /// `go perft N`: the leaf count below each root move, then the total, as Stockfish prints
+    /// them; it runs in place of a search and answers no `bestmove`.
+    fn perft(&mut self, depth: &str) {
+        let Some(depth) = depth.parse::<u32>().ok().filter(|d| (1..=MAX_PERFT_DEPTH).contains(d)) else {
+            let message =
+                format!("go perft needs a depth from 1 to {MAX_PERFT_DEPTH}, got '{}'", excerpt(depth, QUOTE_LIMIT));
+            return self.error(message);
+        };
+        let mut total = 0;
+        for (mv, nodes) in self.engine.divide(depth) {
+            self.out.send(format!("{mv}: {nodes}"));
+            total += nodes;
+        }
+        self.out.send("");
+        self.out.send(format!("Nodes searched: {total}"));
+    }
+}
+
+/// The deepest `go perft`: it runs on the protocol's thread, and depth 7 of a middlegame
+/// already takes minutes.
+const MAX_PERFT_DEPTH: u32 = 8;
 
 impl Protocol for Uci<'_> {
     fn command(&mut self, line: &str) -> bool {
@@ -138,6 +180,7 @@ impl Protocol for Uci<'_> {
             "ucinewgame" => {
                 self.release_all();
                 self.execute(EngineCommand::NewGame);
+                self.bad_position = None;
             }
             "setoption" => {
                 self.release_all();
@@ -167,9 +210,26 @@ impl Protocol for Uci<'_> {
                 }
             }
             "quit" => return false,
-            _ => self.error(format!("unknown command: {}", line.trim())),
+            _ => self.error(format!("unknown command: {}", excerpt(line.trim(), QUOTE_LIMIT))),
         }
         true
+    }
+
+    fn too_long(&mut self, start: &str) {
+        let message = format!("ignored a line over {MAX_LINE} bytes: {start}");
+        if start.starts_with("position") {
+            self.refuse_position(message);
+        } else {
+            self.error(message);
+        }
+    }
+
+    fn closing(&mut self) {
+        self.release_all();
+    }
+
+    fn output(&self) -> &Output {
+        self.out
     }
 
     fn report(&mut self, id: SearchId, report: Report) {
@@ -210,7 +270,11 @@ const GO_KEYWORDS: [&str; 12] = [
     "infinite",
 ];
 
-/// Parses the arguments of `go` into limits, with a message for each argument it skipped.
+/// Parses the arguments of `go` into limits, with a message for each argument it skipped or
+/// changed. The GUI waits for a `bestmove` whatever it sent: a depth or node count of zero or
+/// less searches the least there is (depth 1, one node), clocks below zero count as zero and
+/// absurdly large numbers as the largest allowed, and a `go` whose arguments were all bad
+/// searches depth 1 rather than until a `stop` that may never come.
 fn parse_go(args: &str, engine: &Engine) -> (Limits, Vec<String>) {
     let mut limits = Limits::default();
     let mut errors = Vec::new();
@@ -225,7 +289,9 @@ fn parse_go(args: &str, engine: &Engine) -> (Limits, Vec<String>) {
                 while let Some(text) = words.next_if(|w| !GO_KEYWORDS.contains(w)) {
                     match engine.parse_move(text) {
                         Some(mv) => limits.searchmoves.push(mv),
-                        None => errors.push(format!("go searchmoves: ignoring illegal move {text}")),
+                        None => {
+                            errors.push(format!("go searchmoves: ignoring illegal move {}", excerpt(text, QUOTE_LIMIT)))
+                        }
                     }
                 }
             }
@@ -234,28 +300,32 @@ fn parse_go(args: &str, engine: &Engine) -> (Limits, Vec<String>) {
                     errors.push(format!("go {keyword}: missing value"));
                     continue;
                 };
-                let Ok(number) = value.parse::<i64>() else {
-                    errors.push(format!("go {keyword}: '{value}' is not a whole number, ignored"));
+                let Some(number) = parse_whole(value) else {
+                    errors.push(format!(
+                        "go {keyword}: '{}' is not a whole number, ignored",
+                        excerpt(value, QUOTE_LIMIT)
+                    ));
                     continue;
                 };
-                let ms = Duration::from_millis(number.max(0) as u64);
-                let positive = (number > 0).then_some(number);
+                let ms = Duration::from_millis(number.clamp(0, Limits::MAX_TIME.as_millis() as i64) as u64);
+                let at_least_one = number.max(1);
+                if number < 1 && matches!(keyword, "depth" | "nodes") {
+                    errors.push(format!("go {keyword} {number}: searching {keyword} 1"));
+                }
                 match keyword {
                     "wtime" => time[0] = Some(ms),
                     "btime" => time[1] = Some(ms),
                     "winc" => inc[0] = Some(ms),
                     "binc" => inc[1] = Some(ms),
-                    "movestogo" => moves_to_go = positive.map(|n| n.min(u32::MAX as i64) as u32),
+                    "movestogo" => moves_to_go = (number > 0).then(|| number.min(u32::MAX as i64) as u32),
                     "movetime" => limits.movetime = Some(ms),
-                    "depth" | "mate" | "nodes" if positive.is_none() => {
-                        errors.push(format!("go {keyword}: must be positive, got {number}, ignored"))
-                    }
-                    "depth" => limits.depth = Some(number.min(i32::MAX as i64) as i32),
+                    "mate" if number < 1 => errors.push(format!("go mate: must be positive, got {number}, ignored")),
                     "mate" => limits.mate = Some(number.min(i32::MAX as i64) as i32),
-                    _ => limits.nodes = Some(number as u64),
+                    "depth" => limits.depth = Some(at_least_one.min(i32::MAX as i64) as i32),
+                    _ => limits.nodes = Some(at_least_one as u64),
                 }
             }
-            other => errors.push(format!("go: unknown argument '{other}', ignored")),
+            other => errors.push(format!("go: unknown argument '{}', ignored", excerpt(other, QUOTE_LIMIT))),
         }
     }
     let us = match engine.board().side_to_move() {
@@ -264,6 +334,17 @@ fn parse_go(args: &str, engine: &Engine) -> (Limits, Vec<String>) {
     };
     if let Some(remaining) = time[us] {
         limits.clock = Some(Clock { remaining, increment: inc[us].unwrap_or_default(), moves_to_go });
+    }
+    let unlimited = limits.depth.is_none()
+        && limits.nodes.is_none()
+        && limits.mate.is_none()
+        && limits.movetime.is_none()
+        && limits.clock.is_none()
+        && !limits.infinite
+        && !limits.ponder;
+    if unlimited && !errors.is_empty() {
+        errors.push("go: no usable limit, searching depth 1".to_string());
+        limits.depth = Some(1);
     }
     (limits, errors)
 }

@@ -7,7 +7,7 @@
 //! (a ponder hit); any other move, or any command that touches the game, takes the expected
 //! reply back first.
 
-use super::{Event, Output, Protocol, split_command};
+use super::{Event, MAX_LINE, MESSAGE_LIMIT, Output, Protocol, QUOTE_LIMIT, excerpt, parse_whole, split_command};
 use crate::engine::options::{Kind, Shown};
 use crate::engine::{
     Bound, Clock, Color, EndReason, Engine, EngineCommand, GameResult, Info, Limits, Move, Outcome, Report, Score,
@@ -105,6 +105,7 @@ pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
 
 impl XBoard<'_> {
     fn error(&mut self, reason: &str, line: &str) {
+        let (reason, line) = (excerpt(reason, MESSAGE_LIMIT), excerpt(line, QUOTE_LIMIT));
         log::info!("{reason}: {line}");
         self.out.send(format!("Error ({reason}): {line}"));
     }
@@ -129,8 +130,10 @@ impl XBoard<'_> {
 
     fn features(&mut self) {
         let name = format!("Sentinel {}", env!("CARGO_PKG_VERSION"));
+        // sigterm is left at its default: a GUI may end us with SIGTERM, which is fine, and some
+        // (python-chess) reject `sigterm=0` with a warning.
         self.out.send(format!(
-            "feature myname=\"{name}\" ping=1 setboard=1 usermove=1 time=1 sigint=0 sigterm=0 reuse=1 analyze=1 \
+            "feature myname=\"{name}\" ping=1 setboard=1 usermove=1 time=1 sigint=0 reuse=1 analyze=1 \
              colors=0 name=1 memory=1 smp=1 exclude=1 nps=1 egt=\"syzygy\" variants=\"normal,fischerandom\" done=0"
         ));
         for spec in Engine::options().iter().filter(|spec| spec.shown == Shown::Everywhere) {
@@ -175,7 +178,7 @@ impl XBoard<'_> {
             self.cancel_ponder();
         }
         let Some(mv) = self.engine.parse_move(text) else {
-            self.out.send(format!("Illegal move: {text}"));
+            self.out.send(format!("Illegal move: {}", excerpt(text, QUOTE_LIMIT)));
             return;
         };
         self.cancel_thinking();
@@ -301,7 +304,7 @@ impl XBoard<'_> {
         // Until the next `time` command, our clock is what it was less the time we took, plus
         // the increment: a ponder search starts from that.
         if let (Some(time), TimeControl::Level { increment, .. }) = (self.our_time, self.time_control) {
-            self.our_time = Some(time.saturating_sub(self.move_started.elapsed()) + increment);
+            self.our_time = Some(time.saturating_sub(self.move_started.elapsed()).saturating_add(increment));
         }
         if let Some(mv) = best {
             let text = self.move_text(mv);
@@ -512,9 +515,13 @@ impl Protocol for XBoard<'_> {
                 Ok(depth) if depth > 0 => self.max_depth = Some(depth),
                 _ => self.error("sd needs a positive whole number", line),
             },
-            "time" => match args.parse::<i64>() {
-                Ok(centiseconds) => self.our_time = Some(Duration::from_millis(centiseconds.max(0) as u64 * 10)),
-                Err(_) => self.error("time needs a whole number of centiseconds", line),
+            "time" => match parse_whole(args) {
+                // Below zero counts as nothing left; beyond any real clock as the longest one.
+                Some(centiseconds) => {
+                    let most = Limits::MAX_TIME.as_millis() as i64 / 10;
+                    self.our_time = Some(Duration::from_millis(centiseconds.clamp(0, most) as u64 * 10));
+                }
+                None => self.error("time needs a whole number of centiseconds", line),
             },
             "result" => {
                 self.cancel_thinking();
@@ -562,9 +569,21 @@ impl Protocol for XBoard<'_> {
             }
             "quit" => return false,
             _ if bare_move => self.user_move(command),
-            _ => self.out.send(format!("Error (unknown command): {line}")),
+            _ => self.error("unknown command", line),
         }
         true
+    }
+
+    fn too_long(&mut self, start: &str) {
+        self.error(&format!("line over {MAX_LINE} bytes ignored"), start);
+    }
+
+    fn closing(&mut self) {
+        self.cancel_thinking();
+    }
+
+    fn output(&self) -> &Output {
+        self.out
     }
 
     fn report(&mut self, id: SearchId, report: Report) {
@@ -652,10 +671,12 @@ fn nodes_for(time: Duration, nps: u64) -> u64 {
     ((time.as_secs_f64() * nps as f64) as u64).max(1)
 }
 
-/// Seconds, possibly with a fraction (`0.5`).
+/// Seconds, possibly with a fraction (`0.5`); more than any real clock holds counts as the
+/// longest allowed.
 fn parse_seconds(text: &str) -> Option<Duration> {
     let seconds: f64 = text.parse().ok()?;
-    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+    let most = Limits::MAX_TIME.as_secs_f64();
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(most)))
 }
 
 /// `level MPS BASE INC`: moves per session (0: the whole game), base time as minutes or
@@ -666,11 +687,11 @@ fn parse_level(args: &str) -> Result<TimeControl, String> {
     };
     let moves: u32 = moves.parse().map_err(|_| format!("bad number of moves '{moves}'"))?;
     let base_time = match base.split_once(':') {
-        Some((minutes, seconds)) => minutes
-            .parse::<u64>()
-            .ok()
-            .zip(seconds.parse::<u64>().ok())
-            .and_then(|(m, s)| (s < 60).then(|| Duration::from_secs(m * 60 + s))),
+        Some((minutes, seconds)) => {
+            minutes.parse::<u64>().ok().zip(seconds.parse::<u64>().ok()).and_then(|(m, s)| {
+                (s < 60).then(|| Duration::from_secs(m.saturating_mul(60) + s).min(Limits::MAX_TIME))
+            })
+        }
         None => parse_seconds(base).map(|minutes| minutes * 60),
     };
     let base = base_time.ok_or_else(|| format!("bad base time '{base}'"))?;
@@ -712,6 +733,13 @@ mod tests {
         assert_eq!(parse_level("0 2:30 1"), Ok(level(0, 150, 1000)));
         assert_eq!(parse_level("0 5 0.1"), Ok(level(0, 300, 100)));
         assert_eq!(parse_level("0 0:30 0"), Ok(level(0, 30, 0)));
+        // Absurd times are capped, never a panic.
+        let huge = Limits::MAX_TIME.as_secs();
+        assert_eq!(parse_level("0 1 1e300"), Ok(level(0, 60, huge * 1000)));
+        assert_eq!(parse_level("0 1e300 0"), Ok(level(0, huge * 60, 0)));
+        assert!(parse_level("0 99999999999999999999:00 0").is_err());
+        assert_eq!(parse_level("0 999999999999999999:00 0"), Ok(level(0, huge, 0)));
+        assert_eq!(parse_seconds("99999999999999999999"), Some(Limits::MAX_TIME));
         for bad in ["", "40 5", "x 5 0", "40 5:75 0", "40 five 0", "40 5 -1", "0 0 0"] {
             assert!(parse_level(bad).is_err(), "{bad}");
         }

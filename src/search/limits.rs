@@ -28,6 +28,12 @@ pub struct Limits {
     pub multipv: usize,
 }
 
+impl Limits {
+    /// The longest time any clock or limit is taken to hold (about 31 years): larger values
+    /// from a GUI count as this, so that no arithmetic on times can overflow.
+    pub const MAX_TIME: Duration = Duration::from_secs(1_000_000_000);
+}
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits {

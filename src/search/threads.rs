@@ -200,6 +200,11 @@ impl Searcher {
         self.control.pondering.store(false, Ordering::SeqCst);
     }
 
+    /// Whether a search has been started and not yet waited for.
+    pub fn running(&self) -> bool {
+        self.handle.is_some()
+    }
+
     /// Blocks until the running search (if any) has finished and reported.
     pub fn wait(&mut self) {
         if let Some(handle) = self.handle.take() {

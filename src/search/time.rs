@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 const EXPECTED_MOVES_LEFT: u32 = 30;
 
 pub struct TimeManager {
+    /// When the search started: what the reports' times count from.
     start: Instant,
+    /// When our clock started: the search's start, or the ponder hit.
+    clock_start: Instant,
     optimum: Option<Duration>,
     maximum: Option<Duration>,
 }
@@ -20,51 +23,60 @@ pub struct TimeManager {
 impl TimeManager {
     pub fn new(limits: &Limits, overhead: Duration) -> TimeManager {
         let start = Instant::now();
+        let manager = |optimum, maximum| TimeManager { start, clock_start: start, optimum, maximum };
         if limits.infinite {
-            return TimeManager { start, optimum: None, maximum: None };
+            return manager(None, None);
         }
         if let Some(movetime) = limits.movetime {
             // The GUI asked for this much thinking: use all of it.
-            let budget = movetime.saturating_sub(overhead).max(Duration::from_millis(1));
-            return TimeManager { start, optimum: None, maximum: Some(budget) };
+            let budget = movetime.min(Limits::MAX_TIME).saturating_sub(overhead).max(Duration::from_millis(1));
+            return manager(None, Some(budget));
         }
         let Some(clock) = limits.clock else {
-            return TimeManager { start, optimum: None, maximum: None };
+            return manager(None, None);
         };
+        // Times beyond any real clock are taken as the largest allowed, so nothing overflows.
+        let (remaining, increment) = (clock.remaining.min(Limits::MAX_TIME), clock.increment.min(Limits::MAX_TIME));
         // Spread what is left over the moves still to play, counting their increments, but
         // set aside the overhead for every one of those moves: the clock then settles, late
         // in a game on increment, near that reserve instead of running down to nothing, and
         // a stall of the machine or the GUI costs no game.
         let moves_left = clock.moves_to_go.map_or(EXPECTED_MOVES_LEFT, |m| m.clamp(1, EXPECTED_MOVES_LEFT));
-        let total = (clock.remaining + clock.increment * (moves_left - 1)).saturating_sub(overhead * moves_left);
+        let total = (remaining + increment * (moves_left - 1)).saturating_sub(overhead * moves_left);
         let optimum = total / moves_left;
         // The hard limit may stretch to four times the optimum, but only by a quarter of what
         // the clock holds beyond the reserve, so that even a search that always runs to its
         // limit leaves the reserve standing; and never past half the clock.
-        let surplus = clock.remaining.saturating_sub(overhead * moves_left);
-        let maximum = (optimum + (optimum * 3).min(surplus / 4)).min(clock.remaining.saturating_sub(overhead) / 2);
-        TimeManager { start, optimum: Some(optimum.min(maximum)), maximum: Some(maximum) }
+        let surplus = remaining.saturating_sub(overhead * moves_left);
+        let maximum = (optimum + (optimum * 3).min(surplus / 4)).min(remaining.saturating_sub(overhead) / 2);
+        manager(Some(optimum.min(maximum)), Some(maximum))
     }
 
+    /// The time since the search started, pondering included.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
     }
 
+    /// The time our clock has run in this search.
+    fn used(&self) -> Duration {
+        self.clock_start.elapsed()
+    }
+
     /// The clock starts now: after `ponderhit`, the time spent pondering was the opponent's.
     pub fn restart(&mut self) {
-        self.start = Instant::now();
+        self.clock_start = Instant::now();
     }
 
     /// Past the hard limit: stop at once.
     pub fn out_of_time(&self) -> bool {
-        self.maximum.is_some_and(|max| self.elapsed() >= max)
+        self.maximum.is_some_and(|max| self.used() >= max)
     }
 
     /// Whether another iteration is worth starting, given the share of the optimum time the
     /// search's progress calls for. The next iteration takes longer than all the ones before
     /// it, so one is not started past 60% of the time it may use.
     pub fn iteration_affordable(&self, share: f64) -> bool {
-        self.optimum.is_none_or(|opt| self.elapsed() < opt.mul_f64(share * 0.6))
+        self.optimum.is_none_or(|opt| self.used() < opt.mul_f64(share * 0.6))
     }
 }
 
@@ -107,6 +119,33 @@ mod tests {
             assert!(tm.maximum.unwrap() + overhead <= remaining.max(overhead));
             assert!(tm.optimum.unwrap() <= tm.maximum.unwrap());
         }
+    }
+
+    /// Clocks of any size, increments too, plan without overflowing.
+    #[test]
+    fn absurd_clocks_are_planned_without_overflow() {
+        let huge = Duration::MAX;
+        for (remaining, increment) in [(huge, huge), (huge, Duration::ZERO), (Duration::ZERO, huge)] {
+            for moves_to_go in [None, Some(1), Some(u32::MAX)] {
+                let limits = Limits { clock: Some(Clock { remaining, increment, moves_to_go }), ..Limits::default() };
+                let tm = TimeManager::new(&limits, Duration::from_millis(10));
+                assert!(tm.maximum.unwrap() <= Limits::MAX_TIME);
+            }
+        }
+        let limits = Limits { movetime: Some(huge), ..Limits::default() };
+        assert!(TimeManager::new(&limits, Duration::ZERO).maximum.unwrap() <= Limits::MAX_TIME);
+    }
+
+    /// After a ponder hit the clock starts again, but reports keep counting from the start.
+    #[test]
+    fn a_restart_moves_the_clock_not_the_reports() {
+        let limits = Limits { movetime: Some(Duration::from_millis(50)), ..Limits::default() };
+        let mut tm = TimeManager::new(&limits, Duration::ZERO);
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(tm.out_of_time());
+        tm.restart();
+        assert!(!tm.out_of_time());
+        assert!(tm.elapsed() >= Duration::from_millis(60));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long any single expected answer may take. Generous: the machine is shared.
@@ -18,6 +19,8 @@ pub struct Engine {
     lines: Receiver<String>,
     /// Everything sent (`> `) and received (`< `), for failure messages.
     transcript: Vec<String>,
+    /// What the engine wrote to stderr so far.
+    stderr: Arc<Mutex<String>>,
 }
 
 impl Engine {
@@ -30,10 +33,19 @@ impl Engine {
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("the sentinel binary starts");
         let stdout = child.stdout.take().unwrap();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut pipe = child.stderr.take().unwrap();
+        let collected = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            let mut buffer = [0; 4096];
+            while let Ok(n @ 1..) = std::io::Read::read(&mut pipe, &mut buffer) {
+                collected.lock().unwrap().push_str(&String::from_utf8_lossy(&buffer[..n]));
+            }
+        });
         let (sender, lines) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -44,7 +56,12 @@ impl Engine {
             }
         });
         let stdin = child.stdin.take();
-        Engine { child, stdin, lines, transcript: Vec::new() }
+        Engine { child, stdin, lines, transcript: Vec::new(), stderr }
+    }
+
+    /// What the engine has written to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
     }
 
     /// Starts the engine and opens UCI, checking the handshake ends with `uciok`.
@@ -69,6 +86,15 @@ impl Engine {
         let stdin = self.stdin.as_mut().expect("stdin is open");
         if let Err(e) = writeln!(stdin, "{line}").and_then(|_| stdin.flush()) {
             self.fail(&format!("cannot send '{line}': {e}"));
+        }
+    }
+
+    /// Sends raw bytes (which need not be UTF-8) as they are.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.transcript.push(format!("> {}", String::from_utf8_lossy(bytes).trim_end()));
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        if let Err(e) = stdin.write_all(bytes).and_then(|_| stdin.flush()) {
+            self.fail(&format!("cannot send bytes: {e}"));
         }
     }
 
@@ -148,7 +174,7 @@ impl Engine {
     }
 
     pub fn fail(&self, message: &str) -> ! {
-        panic!("{message}\ntranscript:\n{}", self.transcript.join("\n"));
+        panic!("{message}\ntranscript:\n{}\nstderr:\n{}", self.transcript.join("\n"), self.stderr());
     }
 
     /// Fails with the transcript unless `condition` holds.

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Measures the bounds the README states: how fast `stop` is answered, how far `go movetime`
+overshoots, and how much memory the engine holds for a given Hash, also after many games.
+
+    tools/latency.py --engine target/release/sentinel            # everything
+    tools/latency.py --only stop --tries 100
+
+Times are taken here, from writing the command to reading the answer, so they include the
+pipes and this script (the GUI's view). Memory is the engine process's resident set (VmRSS)
+and its peak (VmHWM) from /proc. Only the standard library is needed.
+"""
+
+import argparse
+import random
+import statistics
+import subprocess
+import time
+
+
+class Engine:
+    def __init__(self, command):
+        self.process = subprocess.Popen([command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.send("uci")
+        self.wait_for("uciok")
+
+    def send(self, line):
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def wait_for(self, prefix):
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("the engine closed its output")
+            if line.startswith(prefix):
+                return line.strip()
+
+    def ready(self):
+        self.send("isready")
+        self.wait_for("readyok")
+
+    def memory_mb(self, field):
+        with open(f"/proc/{self.process.pid}/status") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+        return 0.0
+
+    def quit(self):
+        self.send("quit")
+        self.process.wait(timeout=10)
+
+
+def summary(name, values):
+    values = sorted(values)
+    return f"{name}: median {statistics.median(values):.1f} ms, worst {values[-1]:.1f} ms over {len(values)} tries"
+
+
+def stop_latency(args, threads):
+    engine = Engine(args.engine)
+    engine.send(f"setoption name Threads value {threads}")
+    engine.send("position startpos moves e2e4 e7e5")
+    engine.ready()
+    times = []
+    for _ in range(args.tries):
+        engine.send("go infinite")
+        time.sleep(random.uniform(0.05, 0.15))
+        start = time.perf_counter()
+        engine.send("stop")
+        engine.wait_for("bestmove")
+        times.append((time.perf_counter() - start) * 1000)
+    engine.quit()
+    return summary(f"stop to bestmove, Threads {threads}", times)
+
+
+def movetime_overshoot(args, threads):
+    engine = Engine(args.engine)
+    engine.send(f"setoption name Threads value {threads}")
+    engine.send("position startpos moves d2d4 g8f6")
+    engine.ready()
+    overshoot = []
+    for _ in range(args.tries):
+        start = time.perf_counter()
+        engine.send(f"go movetime {args.movetime}")
+        engine.wait_for("bestmove")
+        overshoot.append((time.perf_counter() - start) * 1000 - args.movetime)
+    engine.quit()
+    return summary(f"go movetime {args.movetime} overshoot, Threads {threads}", overshoot)
+
+
+def hash_memory(args, hash_mb):
+    engine = Engine(args.engine)
+    idle = engine.memory_mb("VmRSS")
+    engine.send(f"setoption name Hash value {hash_mb}")
+    # A new game clears the table, which touches every page of it.
+    engine.send("ucinewgame")
+    engine.send("position startpos")
+    engine.send("go movetime 1000")
+    engine.wait_for("bestmove")
+    peak = engine.memory_mb("VmHWM")
+    engine.quit()
+    return f"Hash {hash_mb}: resident {peak:.1f} MB at peak ({peak - hash_mb:+.1f} MB over the table; {idle:.1f} MB before)"
+
+
+def many_games(args):
+    """One engine plays itself `--games` quick games (a few hundred nodes a move), with a new
+    game each time; its resident memory is read along the way."""
+    engine = Engine(args.engine)
+    engine.send(f"setoption name Hash value {args.hash}")
+    engine.ready()
+    readings = {}
+    marks = {1, 10, 100, args.games // 2, args.games}
+    for game in range(1, args.games + 1):
+        engine.send("ucinewgame")
+        moves = []
+        for _ in range(args.max_plies):
+            engine.send("position startpos moves " + " ".join(moves) if moves else "position startpos")
+            engine.send(f"go nodes {args.nodes}")
+            best = engine.wait_for("bestmove").split()[1]
+            if best == "0000":
+                break
+            moves.append(best)
+        if game in marks:
+            readings[game] = engine.memory_mb("VmRSS")
+    engine.quit()
+    text = ", ".join(f"after {g}: {mb:.1f} MB" for g, mb in sorted(readings.items()))
+    return f"{args.games} games with Hash {args.hash}, resident {text}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", default="target/release/sentinel")
+    ap.add_argument("--tries", type=int, default=100)
+    ap.add_argument("--movetime", type=int, default=100)
+    ap.add_argument("--hashes", default="16,64,256")
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--hash", type=int, default=16, help="Hash for the many-games run")
+    ap.add_argument("--nodes", type=int, default=300, help="nodes a move in the many-games run")
+    ap.add_argument("--max-plies", type=int, default=120)
+    ap.add_argument("--only", choices=["stop", "movetime", "memory", "games"])
+    args = ap.parse_args()
+    if args.only in (None, "stop"):
+        for threads in (1, 2):
+            print(stop_latency(args, threads), flush=True)
+    if args.only in (None, "movetime"):
+        for threads in (1, 2):
+            print(movetime_overshoot(args, threads), flush=True)
+    if args.only in (None, "memory"):
+        for hash_mb in map(int, args.hashes.split(",")):
+            print(hash_memory(args, hash_mb), flush=True)
+    if args.only in (None, "games"):
+        print(many_games(args), flush=True)
+
+
+if __name__ == "__main__":
+    main()
