@@ -27,7 +27,7 @@ import struct, sys
 inputs, hidden = 768, 256
 body = 2 * (inputs * hidden + hidden + 2 * hidden) + 4
 with open(sys.argv[1], "wb") as f:
-    f.write(b"SNTLNNUE" + struct.pack("<III", 1, hidden, 0) + bytes(body))
+    f.write(b"SNTLNNUE" + struct.pack("<III", 2, hidden, 0) + bytes(body))
 PY
 
 export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1
