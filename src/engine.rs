@@ -9,6 +9,7 @@ pub mod book;
 pub mod options;
 
 pub use crate::board::{Color, EndReason, GameEnd, GameResult, Move};
+pub use crate::search::strength::{MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO, Strength};
 pub use crate::search::{Bound, Clock, Info, Limits, Report, Score};
 
 use crate::board::{Board, FenError, START_FEN};
@@ -18,8 +19,8 @@ use crate::search::tablebase::Tablebases;
 use crate::search::{ProbeSettings, Searcher};
 use book::Book;
 use options::{OPTIONS, Settings, Spec};
-use rand::SeedableRng;
 use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use std::fmt;
 use std::sync::Arc;
 
@@ -249,6 +250,7 @@ impl Engine {
             EngineCommand::Go(mut limits) => {
                 self.finish_search();
                 limits.multipv = self.settings.multipv;
+                limits.strength = self.strength();
                 self.next_search += 1;
                 let id = SearchId(self.next_search);
                 if let Some(mv) = self.book_move(&limits) {
@@ -274,6 +276,23 @@ impl Engine {
             }
         }
         Ok(Outcome::Done)
+    }
+
+    /// The strength to search at: `UCI_Elo` when `UCI_LimitStrength` is on (it takes
+    /// precedence, as in Stockfish), else the Elo of the `Skill Level`; none at full strength.
+    fn strength(&mut self) -> Option<Strength> {
+        let elo = match self.settings.limit_strength {
+            true => self.settings.elo,
+            false => Strength::skill_level_elo(self.settings.skill_level),
+        };
+        if elo >= MAX_ELO {
+            return None;
+        }
+        let seed = match self.settings.skill_seed {
+            0 => self.rng.next_u64(),
+            seed => seed,
+        };
+        Some(Strength { elo, seed })
     }
 
     /// Resizes the transposition table; when the memory cannot be had, the table keeps its
@@ -476,6 +495,79 @@ mod tests {
             let result = set(&mut engine, "Hash", &too_much.to_string());
             assert_eq!(result, Err(EngineError::HashTooLarge { asked: too_much, got: 2 }));
             assert_eq!(engine.settings().hash_mb, 2);
+        }
+    }
+
+    /// Searches the engine's position and returns the move it plays, with the last score.
+    fn search(engine: &mut Engine, rx: &mpsc::Receiver<(SearchId, Report)>, limits: Limits) -> (Move, Score) {
+        let Ok(Outcome::Searching(id)) = engine.execute(EngineCommand::Go(limits)) else { panic!("no search") };
+        let mut score = Score::Centipawns(0);
+        loop {
+            match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
+                (from, Report::Info(info)) if from == id => score = info.score,
+                (from, Report::BestMove { best, .. }) if from == id => return (best.unwrap(), score),
+                _ => {}
+            }
+        }
+    }
+
+    /// A real mini-match at tiny node counts, repeatable under a fixed seed: full strength
+    /// scores clearly more than `UCI_Elo 1200`, from both sides of each opening.
+    #[test]
+    fn a_1200_level_loses_a_mini_match_to_full_strength() {
+        let (mut full, full_rx) = engine();
+        let (mut weak, weak_rx) = engine();
+        for (name, value) in [("UCI_LimitStrength", "true"), ("UCI_Elo", "1200"), ("Skill Seed", "7")] {
+            set(&mut weak, name, value).unwrap();
+        }
+        let openings = [crate::bench::POSITIONS[1], crate::bench::POSITIONS[6]];
+        let limits = Limits { nodes: Some(1500), ..Limits::default() };
+        let mut full_points = 0.0;
+        for fen in openings {
+            for full_plays in [Color::White, Color::Black] {
+                let mut board = Board::from_fen(fen).unwrap();
+                let moves = |board: &Board| board.move_text(board.last_move().unwrap(), false);
+                let mut played: Vec<String> = Vec::new();
+                while board.game_end().is_none() && played.len() < 160 {
+                    let (engine, rx) =
+                        if board.side_to_move() == full_plays { (&mut full, &full_rx) } else { (&mut weak, &weak_rx) };
+                    engine.execute(position(fen, &played.iter().map(String::as_str).collect::<Vec<_>>())).unwrap();
+                    board.make_move(search(engine, rx, limits.clone()).0);
+                    played.push(moves(&board));
+                }
+                full_points += match board.game_end().map(|end| end.result) {
+                    Some(GameResult::Draw) | None => 0.5,
+                    Some(GameResult::WhiteWins) if full_plays == Color::White => 1.0,
+                    Some(GameResult::BlackWins) if full_plays == Color::Black => 1.0,
+                    Some(_) => 0.0,
+                };
+            }
+        }
+        assert!(full_points >= 3.5, "full strength scored only {full_points} of 4");
+    }
+
+    /// At 1800 the engine does not leave its queen where it is lost, whatever the seed: after
+    /// each move it chooses, a full-strength search finds nothing like a queen's worth for the
+    /// opponent.
+    #[test]
+    fn an_1800_level_does_not_drop_its_queen() {
+        let (mut judge, judge_rx) = engine();
+        let (mut player, rx) = engine();
+        set(&mut player, "UCI_LimitStrength", "true").unwrap();
+        set(&mut player, "UCI_Elo", "1800").unwrap();
+        // 1.e4 e5 2.d4 exd4 3.Qxd4 c5?: the pawn attacks the queen, and every capture the
+        // queen can make is defended.
+        let fen = "rnbqkbnr/pp1p1ppp/8/2p5/3QP3/8/PPP2PPP/RNB1KBNR w KQkq c6 0 4";
+        for seed in 1..=12 {
+            player.execute(position(fen, &[])).unwrap();
+            set(&mut player, "Skill Seed", &seed.to_string()).unwrap();
+            let (mv, _) = search(&mut player, &rx, Limits::default());
+            judge.execute(position(fen, &[&mv.to_string()])).unwrap();
+            let (_, score) = search(&mut judge, &judge_rx, Limits { depth: Some(6), ..Limits::default() });
+            assert!(
+                matches!(score, Score::Centipawns(cp) if cp < 400),
+                "seed {seed}: after {mv} the opponent scores {score:?}"
+            );
         }
     }
 

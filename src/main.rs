@@ -8,10 +8,9 @@ mod eval;
 #[cfg(feature = "fuzz")]
 mod fuzz;
 mod movegen;
-// Not called yet: `sentinel play` and XBoard's SAN moves will be its first users.
-#[cfg_attr(not(test), allow(dead_code))]
 mod notation;
 mod perft;
+mod play;
 mod protocol;
 mod search;
 #[cfg(feature = "tune")]
@@ -73,6 +72,37 @@ enum Command {
         #[arg(long, value_name = "N", group = "limit")]
         nodes: Option<u64>,
     },
+    /// Play a game against the engine in the terminal: moves in SAN or coordinates, `help`
+    /// for the commands.
+    Play {
+        /// The engine's level: a Skill Level from 0 to 20 (20 is full strength) or an Elo
+        /// (UCI_Elo) from 800 to 2600. Default 1500, or the level of the game loaded.
+        #[arg(long, value_name = "ELO|0..20")]
+        level: Option<play::Level>,
+        /// Your side. Default White, or the side to move of a position or the game loaded.
+        #[arg(long, value_enum)]
+        color: Option<play::ColorChoice>,
+        /// Start from this position.
+        #[arg(long, value_name = "FEN", conflicts_with = "load")]
+        fen: Option<String>,
+        /// Go on with the first game of this PGN file (or the position of a FEN file).
+        #[arg(long, value_name = "FILE.pgn")]
+        load: Option<String>,
+        /// Clocks: minutes each plus seconds added per move, such as 5+3. Without it the
+        /// engine thinks up to two seconds a move.
+        #[arg(long, value_name = "MIN+SEC")]
+        tc: Option<play::TimeControl>,
+        /// Letters for the pieces instead of chess symbols.
+        #[arg(long)]
+        ascii: bool,
+        /// No colours, even on a terminal that has them.
+        #[arg(long)]
+        no_color: bool,
+        /// Seed of the engine's choices below full strength (Skill Seed): the same seed and
+        /// moves give the same game.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        seed: Option<u32>,
+    },
     #[cfg(feature = "tune")]
     #[command(flatten)]
     Tuning(tune::Command),
@@ -125,6 +155,10 @@ fn main() -> ExitCode {
                 .map(|_| fuzz::run(target, &input))
                 .map(|_| ExitCode::SUCCESS)
                 .map_err(Failure::from)
+        }
+        Some(Command::Play { level, color, fen, load, tc, ascii, no_color, seed }) => {
+            let options = play::Options { level, color, fen, load, time_control: tc, ascii, no_color, seed };
+            play::run(options).map(|()| ExitCode::SUCCESS).map_err(Failure::from)
         }
         #[cfg(feature = "tune")]
         Some(Command::Tuning(command)) => tune::run(command).map(|_| ExitCode::SUCCESS).map_err(Failure::from),

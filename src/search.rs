@@ -10,6 +10,7 @@ mod limits;
 mod movepicker;
 mod params;
 mod see;
+pub mod strength;
 // Not called yet: the options that open the tables and the search that probes them come next.
 pub mod tablebase;
 mod threads;
@@ -171,6 +172,9 @@ struct Worker<'a> {
     root_moves: Vec<RootMove>,
     /// With MultiPV, the line being searched: root moves before it are left out.
     pv_index: usize,
+    /// With a limited strength: the best root moves of the last completed iteration, with
+    /// their exact scores, to choose the move to play from.
+    choices: Vec<RootMove>,
     nodes: u64,
     /// The helper threads' nodes when last counted: the main thread applies a node limit to
     /// all threads together.
@@ -211,6 +215,7 @@ impl<'a> Worker<'a> {
             stack: [StackEntry::EMPTY; MAX_PLY + 1],
             root_moves: Vec::new(),
             pv_index: 0,
+            choices: Vec::new(),
             nodes: 0,
             helper_nodes: 0,
             seldepth: 0,
@@ -234,8 +239,16 @@ impl<'a> Worker<'a> {
         };
         let forced = self.root_moves.len() == 1;
         let mut best = (first.mv, None);
-        let lines = self.limits.multipv.clamp(1, self.root_moves.len());
-        let max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+        let reported = self.limits.multipv.clamp(1, self.root_moves.len());
+        let mut lines = reported;
+        let mut max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+        if let Some(level) = self.limits.strength.map(|s| s.level()) {
+            lines = level.candidates.clamp(reported, self.root_moves.len());
+            max_depth = max_depth.min(level.depth.max(1));
+            // A cap on iterations, not a hard stop: an interrupted iteration would leave the
+            // candidates unscored, and the depth cap bounds the last one anyway.
+            self.limits.soft_nodes = Some(self.limits.soft_nodes.map_or(level.nodes, |n| n.min(level.nodes)));
+        }
         let mut score = 0;
         let mut stable_iterations = 0;
         // Lazy SMP: every other helper runs a ply ahead of the main thread, so that the threads'
@@ -270,10 +283,13 @@ impl<'a> Worker<'a> {
             let best_line = &self.root_moves[0].pv;
             stable_iterations = if best.0 == best_line[0] { stable_iterations + 1 } else { 0 };
             best = (best_line[0], best_line.get(1).copied());
-            for line in 0..lines {
+            for line in 0..reported {
                 let root_move = &self.root_moves[line];
                 let info = self.info(line, depth, root_move.score, Bound::Exact, root_move.pv.clone());
                 reporter(Report::Info(info));
+            }
+            if self.limits.strength.is_some() {
+                self.choices = self.root_moves[..lines].to_vec();
             }
             if self.stopped || self.found_requested_mate(score, depth) || self.mate_settled(score, depth) {
                 break;
@@ -288,6 +304,12 @@ impl<'a> Worker<'a> {
             if depth > 1 && !pondering && !self.time.iteration_affordable(share) {
                 break;
             }
+        }
+        if let Some(strength) = self.limits.strength
+            && !self.choices.is_empty()
+        {
+            let line = &self.choices[strength.choose(self.board.key(), &self.choices)].pv;
+            best = (line[0], line.get(1).copied());
         }
         let ponder = best.1.or_else(|| self.ponder_from_table(best.0));
         (Some(best.0), ponder)
@@ -320,7 +342,7 @@ impl<'a> Worker<'a> {
                 return score;
             };
             // A GUI showing a long search likes to see that the score is moving.
-            if self.time.elapsed() > Duration::from_secs(2) {
+            if self.time.elapsed() > Duration::from_secs(2) && self.pv_index < self.limits.multipv {
                 reporter(Report::Info(self.info(self.pv_index, depth, score, bound, self.pv.line().to_vec())));
             }
             delta += delta / 2;

@@ -185,10 +185,13 @@ fn info_times_run_on_through_ponderhit() {
     let mut engine = Engine::uci();
     engine.send("position startpos moves e2e4");
     engine.send("go ponder wtime 3000 btime 3000");
+    // Once `readyok` is back the search has begun (on a loaded machine the engine may not even
+    // have read `go` 400 ms after it was sent).
+    let pondering = ready(&mut engine);
     std::thread::sleep(Duration::from_millis(400));
     engine.send("ponderhit");
     let lines = engine.expect("bestmove", |l| l.starts_with("bestmove"));
-    let times: Vec<u64> = lines.iter().filter_map(|l| field(l, "time")).collect();
+    let times: Vec<u64> = pondering.iter().chain(&lines).filter_map(|l| field(l, "time")).collect();
     engine.check(times.windows(2).all(|w| w[0] <= w[1]), "times never go back");
     engine.check(times.last().is_some_and(|&t| t >= 400), "the last time includes the pondering");
 }

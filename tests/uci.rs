@@ -58,6 +58,10 @@ fn handshake_lists_identity_options_then_uciok() {
         "option name BookDepth type spin default 255 min 1 max 1000".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
         "option name UCI_ShowWDL type check default false".to_string(),
+        "option name UCI_LimitStrength type check default false".to_string(),
+        "option name UCI_Elo type spin default 800 min 800 max ".to_string(),
+        "option name Skill Level type spin default 20 min 0 max 20".to_string(),
+        "option name Skill Seed type spin default 0 min 0 max 4294967295".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
         "uciok".to_string(),
     ];
@@ -435,4 +439,43 @@ fn show_wdl_adds_win_draw_loss_chances() {
     let wdl: Vec<u32> = words[at + 1..at + 4].iter().map(|w| w.parse().unwrap()).collect();
     engine.check(wdl.iter().sum::<u32>() == 1000, &format!("{wdl:?}"));
     engine.check(wdl[0] > 900, &format!("a queen up wins: {wdl:?}"));
+}
+
+/// Every strength level answers with a legal move: each Skill Level and some Elos, in an
+/// opening and in a position with only two legal moves (fewer than the levels' candidates).
+#[test]
+fn every_level_plays_legal_moves() {
+    let mut engine = Engine::uci();
+    let mut levels: Vec<(String, String)> = (0..=20).map(|n| ("Skill Level".to_string(), n.to_string())).collect();
+    levels.extend(["800", "1400", "2200", "2599"].map(|elo| ("UCI_Elo".to_string(), elo.to_string())));
+    for (option, value) in levels {
+        let limit = if option == "UCI_Elo" { "true" } else { "false" };
+        engine.send(&format!("setoption name UCI_LimitStrength value {limit}"));
+        engine.send(&format!("setoption name {option} value {value}"));
+        engine.send("setoption name Skill Seed value 11");
+        engine.send("position startpos moves e2e4 e7e5");
+        engine.send("go wtime 2000 btime 2000 winc 20 binc 20");
+        let mv = best_move(&mut engine);
+        engine.check(AFTER_E4_E5.split_whitespace().any(|m| m == mv), &format!("{option} {value}: {mv} is not legal"));
+        engine.send("position fen 6k1/8/8/8/8/8/8/6rK w - - 0 1");
+        engine.send("go wtime 2000 btime 2000");
+        let mv = best_move(&mut engine);
+        engine.check(mv == "h1g1" || mv == "h1h2", &format!("{option} {value}: {mv} is not legal"));
+        ready_without_errors(&mut engine);
+    }
+}
+
+/// A limited level searches several lines to choose from but shows only the ones asked for.
+#[test]
+fn a_limited_level_reports_only_the_lines_asked_for() {
+    let mut engine = Engine::uci();
+    engine.send("setoption name UCI_LimitStrength value true");
+    engine.send("setoption name UCI_Elo value 1000");
+    engine.send("position startpos");
+    engine.send("go depth 20");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth")).collect();
+    engine.check(!infos.is_empty(), "the search reports");
+    engine.check(infos.iter().all(|l| l.contains(" multipv 1 ")), "only the first line is shown");
+    engine.check(infos.iter().all(|l| !l.contains(" depth 3 ")), "the level stops early");
 }

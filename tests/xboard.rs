@@ -583,3 +583,33 @@ fn quit_and_closed_stdin_end_the_process() {
     engine.close_stdin();
     engine.wait_exit(TIMEOUT);
 }
+
+/// The strength options are offered, and every Skill Level (and some Elos) answers a move
+/// with a legal reply.
+#[test]
+fn every_level_plays_legal_moves() {
+    let mut engine = Engine::start();
+    engine.send("xboard");
+    engine.send("protover 2");
+    let features = engine.expect_line("feature done=1").join("\n");
+    for option in [
+        "feature option=\"UCI_LimitStrength -check 0\"",
+        "feature option=\"UCI_Elo -spin 800 800 ",
+        "feature option=\"Skill Level -spin 20 0 20\"",
+        "feature option=\"Skill Seed -spin 0 0 4294967295\"",
+    ] {
+        engine.check(features.contains(option), &format!("{option} missing"));
+    }
+    let mut levels: Vec<String> = (0..=20).map(|n| format!("option Skill Level={n}")).collect();
+    levels.extend(["800", "1400", "2200", "2599"].map(|elo| format!("option UCI_Elo={elo}")));
+    for level in levels {
+        new_game(&mut engine);
+        let limit = if level.contains("UCI_Elo") { 1 } else { 0 };
+        quietly(&mut engine, &format!("option UCI_LimitStrength={limit}"));
+        quietly(&mut engine, &level);
+        quietly(&mut engine, "option Skill Seed=5");
+        engine.send("usermove e2e4");
+        let reply = engine_move(&mut engine);
+        engine.check(is_one_of(&reply, AFTER_E4), &format!("{level}: {reply} is not a legal reply to 1.e4"));
+    }
+}

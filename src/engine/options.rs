@@ -4,6 +4,7 @@
 //! option is added by adding one entry.
 
 use super::{Engine, EngineError};
+use crate::search::strength::{MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO};
 use crate::search::{
     DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, MAX_HASH_MB, MAX_MOVE_OVERHEAD_MS, MAX_THREADS, ProbeSettings,
 };
@@ -97,6 +98,12 @@ pub struct Settings {
     /// Whether the GUI lets us think on the opponent's time (UCI tells us; it changes nothing
     /// in the search itself, since the GUI decides when to ponder).
     pub ponder: bool,
+    /// Play at `elo` (`UCI_LimitStrength`), else at `skill_level` (20: full strength).
+    pub limit_strength: bool,
+    pub elo: i32,
+    pub skill_level: i32,
+    /// The seed a limited strength draws its moves with; 0 for a new one every search.
+    pub skill_seed: u64,
 }
 
 impl Default for Settings {
@@ -111,6 +118,10 @@ impl Default for Settings {
             own_book: false,
             book_depth: DEFAULT_BOOK_DEPTH,
             ponder: false,
+            limit_strength: false,
+            elo: MIN_ELO,
+            skill_level: MAX_SKILL_LEVEL,
+            skill_seed: 0,
         }
     }
 }
@@ -245,6 +256,42 @@ pub static OPTIONS: &[Spec] = &[
         shown: Shown::UciOnly,
         apply: |engine, value| {
             engine.settings.show_wdl = flag(value);
+            Ok(None)
+        },
+    },
+    Spec {
+        name: "UCI_LimitStrength",
+        kind: Kind::Check { default: false },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.settings.limit_strength = flag(value);
+            Ok(None)
+        },
+    },
+    Spec {
+        name: "UCI_Elo",
+        kind: Kind::Spin { default: MIN_ELO as i64, min: MIN_ELO as i64, max: MAX_ELO as i64 },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.settings.elo = int(value) as i32;
+            Ok(None)
+        },
+    },
+    Spec {
+        name: "Skill Level",
+        kind: Kind::Spin { default: MAX_SKILL_LEVEL as i64, min: 0, max: MAX_SKILL_LEVEL as i64 },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.settings.skill_level = int(value) as i32;
+            Ok(None)
+        },
+    },
+    Spec {
+        name: "Skill Seed",
+        kind: Kind::Spin { default: 0, min: 0, max: u32::MAX as i64 },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            engine.settings.skill_seed = int(value) as u64;
             Ok(None)
         },
     },

@@ -512,7 +512,7 @@ fn write_tag(out: &mut String, name: &str, value: &str) {
 
 /// The moves in SAN as movetext tokens, with the move number before White's moves and before
 /// a first move by Black (`12... Nf6`), in the same token so that no line ends between them.
-fn movetext(board: &mut Board, moves: &[Move]) -> Vec<String> {
+pub fn movetext(board: &mut Board, moves: &[Move]) -> Vec<String> {
     let mut tokens = Vec::with_capacity(moves.len() * 3 / 2 + 1);
     for (i, &mv) in moves.iter().enumerate() {
         let legal = legal_moves(board);

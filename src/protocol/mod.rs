@@ -155,7 +155,7 @@ pub fn report_sink(events: Sender<Event>) -> ReportSink {
 }
 
 /// Reads stdin on its own thread, sending each line and finally `InputClosed`.
-fn spawn_reader(events: Sender<Event>) {
+pub fn spawn_reader(events: Sender<Event>) {
     std::thread::spawn(move || {
         let mut input = std::io::stdin().lock();
         loop {

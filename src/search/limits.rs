@@ -1,5 +1,6 @@
 //! What the GUI asked for: how long or how deep to search, and what the search reports back.
 
+use super::strength::Strength;
 use crate::board::Move;
 use std::time::Duration;
 
@@ -26,6 +27,8 @@ pub struct Limits {
     pub searchmoves: Vec<Move>,
     /// How many of the best root moves to find and report, each with its own line.
     pub multipv: usize,
+    /// Play at this level instead of full strength.
+    pub strength: Option<Strength>,
 }
 
 impl Limits {
@@ -47,6 +50,7 @@ impl Default for Limits {
             ponder: false,
             searchmoves: Vec::new(),
             multipv: 1,
+            strength: None,
         }
     }
 }

@@ -171,7 +171,10 @@ impl Searcher {
             let tablebases = tablebases.as_deref().map(|tables| (tables, probe));
             let shared = Shared { tt: &tt, control: &control, network: network.as_deref(), tablebases };
             std::thread::scope(|scope| {
-                for (i, state) in helper_states.iter_mut().enumerate() {
+                // A limited strength is a level of the single-threaded search: helpers would
+                // make it stronger, and its moves no longer repeatable under a fixed seed.
+                let helpers = if limits.strength.is_some() { 0 } else { helper_states.len() };
+                for (i, state) in helper_states.iter_mut().take(helpers).enumerate() {
                     let (board, limits) = (board.clone(), limits.clone());
                     scope.spawn(move || {
                         let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO);

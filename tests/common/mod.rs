@@ -195,13 +195,24 @@ impl Drop for Engine {
 /// Runs `sentinel ARGS` to the end with stdin closed, returning (exit code, stdout, stderr).
 /// Fails if it takes longer than `TIMEOUT`.
 pub fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    run_with_input(args, "")
+}
+
+/// Runs `sentinel ARGS` with `input` on stdin (then closed), as a script piping into it would.
+pub fn run_with_input(args: &[&str], input: &str) -> (Option<i32>, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
         .args(args)
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("sentinel runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    // Written from a thread, so that a long script cannot fill the pipe while nobody reads.
+    std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
     let read_all = |mut pipe: Box<dyn std::io::Read + Send>| {
         std::thread::spawn(move || {
             let mut text = String::new();
