@@ -447,7 +447,7 @@ fn show_wdl_adds_win_draw_loss_chances() {
 fn every_level_plays_legal_moves() {
     let mut engine = Engine::uci();
     let mut levels: Vec<(String, String)> = (0..=20).map(|n| ("Skill Level".to_string(), n.to_string())).collect();
-    levels.extend(["800", "1400", "2200", "2599"].map(|elo| ("UCI_Elo".to_string(), elo.to_string())));
+    levels.extend(["800", "1400", "2200", "2499"].map(|elo| ("UCI_Elo".to_string(), elo.to_string())));
     for (option, value) in levels {
         let limit = if option == "UCI_Elo" { "true" } else { "false" };
         engine.send(&format!("setoption name UCI_LimitStrength value {limit}"));

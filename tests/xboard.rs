@@ -601,7 +601,7 @@ fn every_level_plays_legal_moves() {
         engine.check(features.contains(option), &format!("{option} missing"));
     }
     let mut levels: Vec<String> = (0..=20).map(|n| format!("option Skill Level={n}")).collect();
-    levels.extend(["800", "1400", "2200", "2599"].map(|elo| format!("option UCI_Elo={elo}")));
+    levels.extend(["800", "1400", "2200", "2499"].map(|elo| format!("option UCI_Elo={elo}")));
     for level in levels {
         new_game(&mut engine);
         let limit = if level.contains("UCI_Elo") { 1 } else { 0 };

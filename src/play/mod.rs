@@ -118,7 +118,7 @@ Type a move in SAN (Nf3, exd5, O-O, e8=Q) or coordinates (g1f3), or a command:
   hint           suggest a move
   undo           take back your last move and the engine's reply
   board          draw the board again; flip turns it round
-  level N        set the engine's level: Skill Level 0..20, or an Elo 800..2600
+  level N        set the engine's level: Skill Level 0..20, or an Elo 800..2500
   save FILE      save the game as PGN
   load FILE      load a game from a PGN file, or a position from a FEN (file or text)
   fen            show the position as FEN
