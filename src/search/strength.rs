@@ -56,7 +56,7 @@ const ANCHORS: [(i32, Level); 6] = [
     (MIN_ELO, Level { depth: 1, nodes: 100, candidates: 6, temperature: 250.0, margin: 1000 }),
     (1100, Level { depth: 1, nodes: 300, candidates: 6, temperature: 150.0, margin: 700 }),
     (1400, Level { depth: 3, nodes: 1500, candidates: 5, temperature: 75.0, margin: 350 }),
-    (1800, Level { depth: 6, nodes: 12_000, candidates: 4, temperature: 25.0, margin: 170 }),
+    (1800, Level { depth: 7, nodes: 25_000, candidates: 4, temperature: 15.0, margin: 120 }),
     // Stockfish's 2200 already searches some eight plies: only a node cap, and no more
     // chance in the choice, comes near it.
     (2200, Level { depth: 64, nodes: 300_000, candidates: 1, temperature: 0.0, margin: 0 }),
