@@ -22,7 +22,6 @@ fn engine_move(engine: &mut Engine) -> String {
     engine.expect_prefix("move ").split_whitespace().nth(1).unwrap().to_string()
 }
 
-/// Sends `ping`, reads up to the `pong` and returns the lines before it.
 /// A new game whose searches stop at a shallow depth: most tests are about the protocol, not
 /// the clock, and should not wait for a full-length think.
 fn new_game(engine: &mut Engine) {
@@ -30,6 +29,7 @@ fn new_game(engine: &mut Engine) {
     engine.send("sd 3");
 }
 
+/// Sends `ping`, reads up to the `pong` and returns the lines before it.
 fn sync(engine: &mut Engine) -> Vec<String> {
     engine.send("ping 77");
     let mut lines = engine.expect_line("pong 77");
@@ -172,6 +172,23 @@ fn illegal_and_unparsable_moves_leave_the_game_alone() {
     engine.send("usermove e2e4");
     let reply = engine_move(&mut engine);
     engine.check(is_one_of(&reply, AFTER_E4), "the game was disturbed");
+}
+
+/// python-chess writes the base time of `level` from the clock in whole seconds, so with less
+/// than a second left in a session without increment it sends `level 15 0:00 0`, the clock
+/// itself coming in `time`: that is no error, and the engine moves at once.
+#[test]
+fn a_level_without_base_time_takes_the_clock_from_time() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    engine.send("usermove e2e4");
+    quietly(&mut engine, "level 15 0:00 0");
+    engine.send("time 80");
+    engine.send("otim 900");
+    engine.send("go");
+    let mv = engine_move(&mut engine);
+    engine.check(is_one_of(&mv, AFTER_E4), &format!("{mv} is not a legal reply to e4"));
 }
 
 #[test]

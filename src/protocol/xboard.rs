@@ -696,9 +696,7 @@ fn parse_level(args: &str) -> Result<TimeControl, String> {
     };
     let base = base_time.ok_or_else(|| format!("bad base time '{base}'"))?;
     let increment = parse_seconds(increment).ok_or_else(|| format!("bad increment '{increment}'"))?;
-    if base.is_zero() && increment.is_zero() {
-        return Err("level with no time at all".to_string());
-    }
+    // `level 40 0 0` is no error: python-chess sends it, with the clocks in `time` and `otim`.
     Ok(TimeControl::Level { moves, base, increment })
 }
 
@@ -733,6 +731,7 @@ mod tests {
         assert_eq!(parse_level("0 2:30 1"), Ok(level(0, 150, 1000)));
         assert_eq!(parse_level("0 5 0.1"), Ok(level(0, 300, 100)));
         assert_eq!(parse_level("0 0:30 0"), Ok(level(0, 30, 0)));
+        assert_eq!(parse_level("15 0:00 0"), Ok(level(15, 0, 0)));
         // Absurd times are capped, never a panic.
         let huge = Limits::MAX_TIME.as_secs();
         assert_eq!(parse_level("0 1 1e300"), Ok(level(0, 60, huge * 1000)));
@@ -740,7 +739,7 @@ mod tests {
         assert!(parse_level("0 99999999999999999999:00 0").is_err());
         assert_eq!(parse_level("0 999999999999999999:00 0"), Ok(level(0, huge, 0)));
         assert_eq!(parse_seconds("99999999999999999999"), Some(Limits::MAX_TIME));
-        for bad in ["", "40 5", "x 5 0", "40 5:75 0", "40 five 0", "40 5 -1", "0 0 0"] {
+        for bad in ["", "40 5", "x 5 0", "40 5:75 0", "40 five 0", "40 5 -1"] {
             assert!(parse_level(bad).is_err(), "{bad}");
         }
     }
