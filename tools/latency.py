@@ -57,11 +57,17 @@ def summary(name, values):
     return f"{name}: median {statistics.median(values):.1f} ms, worst {values[-1]:.1f} ms over {len(values)} tries"
 
 
-def stop_latency(args, threads):
+def engine_at(args, threads, moves):
+    """A fresh engine with `threads` threads, ready in the start position after `moves`."""
     engine = Engine(args.engine)
     engine.send(f"setoption name Threads value {threads}")
-    engine.send("position startpos moves e2e4 e7e5")
+    engine.send(f"position startpos moves {moves}")
     engine.ready()
+    return engine
+
+
+def stop_latency(args, threads):
+    engine = engine_at(args, threads, "e2e4 e7e5")
     times = []
     for _ in range(args.tries):
         engine.send("go infinite")
@@ -75,10 +81,7 @@ def stop_latency(args, threads):
 
 
 def movetime_overshoot(args, threads):
-    engine = Engine(args.engine)
-    engine.send(f"setoption name Threads value {threads}")
-    engine.send("position startpos moves d2d4 g8f6")
-    engine.ready()
+    engine = engine_at(args, threads, "d2d4 g8f6")
     overshoot = []
     for _ in range(args.tries):
         start = time.perf_counter()

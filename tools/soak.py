@@ -242,16 +242,14 @@ def main():
         warnings_before = len(counter.messages)
         result, fault, faulty, board, lowest = play_game(white, black, fen, tc, args)
         lowest_clock = min(lowest_clock, lowest)
-        # An engine left pondering after the game's last move would think on until its next
-        # game and slow the others down: a ping makes python-chess end the ponder search first.
         for p in {white, black}:
             if p.is_sentinel and p.engine is not None:
+                # An engine left pondering after the game's last move would think on until its
+                # next game and slow the others down: a ping makes python-chess end the search.
                 try:
                     p.engine.ping()
                 except Exception:
                     pass
-        for p in {white, black}:
-            if p.is_sentinel and p.engine is not None:
                 pid = p.pid()
                 if pid:
                     peak_kb = max(peak_kb, rss_kb(pid, "VmHWM"))

@@ -240,6 +240,11 @@ fn say(line: impl AsRef<str>) {
     let _ = writeln!(out, "{}", line.as_ref()).and_then(|_| out.flush());
 }
 
+/// A line over the reader's limit was dropped; `start` is its beginning.
+fn say_too_long(start: &str) {
+    say(format!("That line is too long to be a move or a command: {start}"));
+}
+
 fn prompt(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = write!(out, "{text}").and_then(|_| out.flush());
@@ -327,7 +332,7 @@ impl Session {
             match event {
                 Event::Line(line) => return Input::Line(line),
                 Event::InputClosed => self.input_closed = true,
-                Event::TooLong(start) => say(format!("That line is too long to be a move or a command: {start}")),
+                Event::TooLong(start) => say_too_long(&start),
                 // Every search is waited for in `search`: nothing of one is left over.
                 Event::Search(..) => {}
             }
@@ -457,7 +462,7 @@ impl Session {
             match self.events.recv() {
                 Ok(Event::Line(line)) => self.backlog.push_back(line),
                 Ok(Event::InputClosed) => self.input_closed = true,
-                Ok(Event::TooLong(start)) => say(format!("That line is too long to be a move or a command: {start}")),
+                Ok(Event::TooLong(start)) => say_too_long(&start),
                 Ok(Event::Search(from, report)) if from == id => match report {
                     Report::Info(info) if info.multipv == 1 => score = Some(info.score),
                     Report::Info(_) => {}
