@@ -63,6 +63,10 @@ class LineClock(logging.Handler):
     def emit(self, record):
         self.lines.append((time.monotonic(), record.getMessage()))
 
+    def reset(self):
+        """Forgets the lines so far: the next move is clocked from what follows."""
+        self.lines = []
+
     def thinking_time(self, pid):
         """The time from the first `go`/`ponderhit` to the next move of the engine `pid` among
         the lines since the last call, or None if they are not there (then the whole call is
@@ -163,7 +167,7 @@ def play_game(white, black, fen, tc, args):
             limit.remaining_moves = moves_per_session - moves_made % moves_per_session
         try:
             engine = player.open()
-            args.line_clock.thinking_time(None)
+            args.line_clock.reset()
             start = time.monotonic()
             res = engine.play(board, limit, game=game_id, ponder=player.is_sentinel,
                               info=chess.engine.INFO_NONE)
