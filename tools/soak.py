@@ -69,20 +69,20 @@ class LineClock(logging.Handler):
 
     def thinking_time(self, pid):
         """The time from the first `go`/`ponderhit` to the next move of the engine `pid` among
-        the lines since the last call, or None if they are not there (then the whole call is
-        charged)."""
+        the lines since the last call, and the command that started it; (None, None) if they
+        are not there (then the whole call is charged)."""
         lines, self.lines = self.lines, []
         tag = f"(pid={pid})>: "
-        started = None
+        started, command = None, None
         for at, message in lines:
             _, found, line = message.partition(tag)
             if not found:
                 continue
             if started is None and line.startswith("<< ") and line[3:].split(" ")[0] in ("go", "ponderhit"):
-                started = at
+                started, command = at, line[3:]
             elif started is not None and line.startswith(">> ") and line[3:].split(" ")[0] in ("bestmove", "move"):
-                return at - started
-        return None
+                return at - started, command
+        return None, None
 
 
 def rss_kb(pid, field):
@@ -149,7 +149,8 @@ class Player:
 
 
 def play_game(white, black, fen, tc, args):
-    """Plays one game; returns (result, fault or None, faulty colour, pgn game)."""
+    """Plays one game; returns (result, fault or None, faulty colour, final board, Sentinel's
+    lowest clock, its close calls)."""
     board = chess.Board(fen)
     players = {chess.WHITE: white, chess.BLACK: black}
     base, inc, moves_per_session = tc
@@ -157,6 +158,7 @@ def play_game(white, black, fen, tc, args):
     fault, faulty = None, None
     game_id = object()
     lowest = float("inf")  # the lowest any Sentinel clock fell after a move, in seconds
+    close_calls = []  # Sentinel's moves that left under --close seconds: what started them, how long
     while not board.is_game_over(claim_draw=True) and board.ply() < args.max_plies:
         side = board.turn
         player = players[side]
@@ -180,12 +182,14 @@ def play_game(white, black, fen, tc, args):
         except TimeoutError:
             fault, faulty = "hang (no move)", side
             break
-        used = args.line_clock.thinking_time(player.pid())
+        used, command = args.line_clock.thinking_time(player.pid())
         if used is None:
             used = time.monotonic() - start
         clocks[side] -= used
         if player.is_sentinel:
             lowest = min(lowest, clocks[side])
+            if clocks[side] < args.close:
+                close_calls.append(f"ply {board.ply()}: {clocks[side] + used:.3f}s - {used:.3f}s after '{command}'")
         if clocks[side] < -args.grace:
             fault, faulty = f"time forfeit ({-clocks[side]:.3f}s over)", side
             break
@@ -195,7 +199,7 @@ def play_game(white, black, fen, tc, args):
             clocks[chess.BLACK] += base
         if res.move is None:
             if res.resigned:
-                return ("0-1" if side == chess.WHITE else "1-0"), None, None, board, lowest
+                return ("0-1" if side == chess.WHITE else "1-0"), None, None, board, lowest, close_calls
             fault, faulty = "no move returned", side
             break
         if res.move not in board.legal_moves:
@@ -208,7 +212,7 @@ def play_game(white, black, fen, tc, args):
         result = board.result(claim_draw=True)
     else:
         result = "1/2-1/2"
-    return result, fault, faulty, board, lowest
+    return result, fault, faulty, board, lowest, close_calls
 
 
 def players_of(white, black):
@@ -230,6 +234,8 @@ def main():
     ap.add_argument("--grace", type=float, default=0.5,
                     help="seconds over the clock before a time loss (match.py's default): the clock is kept here, "
                          "so it includes this script's and the pipes' delays")
+    ap.add_argument("--close", type=float, default=0.05,
+                    help="log every Sentinel move that leaves less than this many seconds on its clock")
     ap.add_argument("--hang", type=float, default=10.0, help="seconds past the clock that count as a hang")
     ap.add_argument("--openings", default="/work/shared/data/openings.fen")
     ap.add_argument("--seed", type=int, default=1)
@@ -269,7 +275,7 @@ def main():
                                                               option_dict(args.reference_option), False))
     tally = {"illegal": 0, "time": 0, "crash": 0, "hang": 0, "other": 0}
     reference_faults = 0
-    lowest_clock = float("inf")
+    lowest_clock = {}  # per configuration
     peak_kb, rss_after = 0, {}
     started = time.monotonic()
     log = open(os.path.join(args.out, "soak.log"), "a")
@@ -283,8 +289,7 @@ def main():
         white, black = (ours, theirs) if sentinel_white else (theirs, ours)
         fen = rng.choice(openings)
         warnings_before = len(counter.messages)
-        result, fault, faulty, board, lowest = play_game(white, black, fen, tc, args)
-        lowest_clock = min(lowest_clock, lowest)
+        result, fault, faulty, board, lowest, close_calls = play_game(white, black, fen, tc, args)
         for p in {white, black}:
             if p.is_sentinel and p.engine is not None:
                 # An engine left pondering after the game's last move would think on until its
@@ -299,7 +304,10 @@ def main():
                     rss_after.setdefault(pid, []).append(rss_kb(pid, "VmRSS"))
         new_warnings = counter.messages[warnings_before:]
         name = f"{protocol} vs {opponent} threads {threads} {'40/10' if classic else '1+0.01'}"
+        lowest_clock[name] = min(lowest_clock.get(name, float("inf")), lowest)
         line = f"game {g + 1:5d} {name}: {result}"
+        if close_calls:
+            line += f"  CLOSE {'; '.join(close_calls[:3])}"
         if fault and not players_of(white, black)[faulty].is_sentinel:
             reference_faults += 1
             line += f"  REFERENCE FAULT ({'white' if faulty == chess.WHITE else 'black'}) {fault}"
@@ -327,8 +335,11 @@ def main():
     elapsed = time.monotonic() - started
     summary = (f"SOAK games={args.games} illegal={tally['illegal']} time={tally['time']} crash={tally['crash']} "
                f"hang={tally['hang']} other={tally['other']} warnings={len(counter.messages)} "
-               f"reference_faults={reference_faults} lowest_clock_s={lowest_clock:.3f} "
+               f"reference_faults={reference_faults} lowest_clock_s={min(lowest_clock.values(), default=0):.3f} "
                f"peak_rss_mb={peak_kb / 1024:.1f} rss_first_last=[{growth_text}] seconds={elapsed:.0f}")
+    for name, lowest in sorted(lowest_clock.items()):
+        print(f"lowest clock {name}: {lowest:.3f}s", file=log)
+        print(f"lowest clock {name}: {lowest:.3f}s")
     print(summary)
     print(summary, file=log)
     return 0 if sum(tally.values()) == 0 and not counter.messages else 1
