@@ -53,6 +53,11 @@ struct XBoard<'a> {
     post: bool,
     ponder: bool,
     time_control: TimeControl,
+    /// The plies played when `level` came: its sessions count from there. XBoard sends it
+    /// before the first move; python-chess sends it before every move, with the moves left
+    /// in the current session, and counting those from the game's start misjudges the
+    /// moves to go (6 left in a 40-move session read as 2).
+    level_ply: usize,
     max_depth: Option<i32>,
     /// Our clock as the last `time` command gave it, less the time we used since.
     our_time: Option<Duration>,
@@ -81,26 +86,32 @@ const KEEP_PONDERING: [&str; 13] = [
 
 /// Runs the protocol; the `xboard` line that chose it has been read.
 pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
-    let mut xboard = XBoard {
-        engine,
-        out,
-        engine_color: Some(Color::Black),
-        analyzing: false,
-        post: false,
-        ponder: false,
-        time_control: TimeControl::Level { moves: 40, base: Duration::from_secs(300), increment: Duration::ZERO },
-        max_depth: None,
-        our_time: None,
-        move_started: Instant::now(),
-        thinking: None,
-        pongs: Vec::new(),
-        excluded: Vec::new(),
-        nps: None,
-        expected_reply: None,
-        our_scores: Vec::new(),
-        last_info: None,
-    };
-    super::serve(&mut xboard, events);
+    super::serve(&mut XBoard::new(engine, out), events);
+}
+
+impl<'a> XBoard<'a> {
+    fn new(engine: Engine, out: &'a mut Output) -> XBoard<'a> {
+        XBoard {
+            engine,
+            out,
+            engine_color: Some(Color::Black),
+            analyzing: false,
+            post: false,
+            ponder: false,
+            level_ply: 0,
+            time_control: TimeControl::Level { moves: 40, base: Duration::from_secs(300), increment: Duration::ZERO },
+            max_depth: None,
+            our_time: None,
+            move_started: Instant::now(),
+            thinking: None,
+            pongs: Vec::new(),
+            excluded: Vec::new(),
+            nps: None,
+            expected_reply: None,
+            our_scores: Vec::new(),
+            last_info: None,
+        }
+    }
 }
 
 impl XBoard<'_> {
@@ -265,7 +276,8 @@ impl XBoard<'_> {
             (TimeControl::PerMove(time), None) => limits.movetime = Some(time),
             (TimeControl::PerMove(time), Some(nps)) => limits.nodes = Some(nodes_for(time, nps)),
             (TimeControl::Level { moves, base, increment }, nps) => {
-                let moves_to_go = moves_to_go(moves, self.engine.board().moves_played());
+                let plies = self.engine.board().moves_played().saturating_sub(self.level_ply);
+                let moves_to_go = moves_to_go(moves, plies);
                 let remaining = self.our_time.unwrap_or(base);
                 match nps {
                     None => limits.clock = Some(Clock { remaining, increment, moves_to_go }),
@@ -445,6 +457,7 @@ impl Protocol for XBoard<'_> {
                 self.analyzing = false;
                 self.max_depth = None;
                 self.our_time = None;
+                self.level_ply = 0;
                 self.excluded.clear();
                 self.expected_reply = None;
                 self.our_scores.clear();
@@ -488,6 +501,7 @@ impl Protocol for XBoard<'_> {
                 {
                     Ok(_) => {
                         self.cancel_thinking();
+                        self.level_ply = 0;
                         self.position_set();
                     }
                     Err(e) => self.error(&e.to_string(), line),
@@ -504,7 +518,10 @@ impl Protocol for XBoard<'_> {
                 }
             }
             "level" => match parse_level(args) {
-                Ok(time_control) => self.time_control = time_control,
+                Ok(time_control) => {
+                    self.time_control = time_control;
+                    self.level_ply = self.engine.board().moves_played();
+                }
                 Err(reason) => self.error(&reason, line),
             },
             "st" => match parse_seconds(args) {
@@ -648,7 +665,7 @@ fn thinking_line(info: &Info, move_text: impl Fn(Move) -> String) -> String {
 }
 
 /// Moves left until the next time control for the side to move, with `session` moves per
-/// control (0: the whole game) and `plies` played since the game's start position. Each side
+/// control (0: the whole game) and `plies` played since the sessions began. Each side
 /// has made half the plies (rounded down), whoever moved first.
 fn moves_to_go(session: u32, plies: usize) -> Option<u32> {
     let made = (plies / 2) as u32;
@@ -761,6 +778,27 @@ mod tests {
         info.seldepth = 9;
         info.tb_hits = 2;
         assert_eq!(thinking_line(&info, text), "4 -35 123 500 9 405 2\t0000 0000");
+    }
+
+    /// XBoard sends `level` once, before the first move; python-chess before every move, with
+    /// the moves left in the session. Both count from where it came.
+    #[test]
+    fn a_level_counts_its_session_from_where_it_came() {
+        let mut out = Output::new();
+        let mut xboard = XBoard::new(Engine::new(std::sync::Arc::new(|_, _| {})), &mut out);
+        let moves_to_go = |xboard: &XBoard| xboard.move_limits().clock.and_then(|clock| clock.moves_to_go);
+        for line in ["new", "force", "level 40 0:10 0", "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6"] {
+            assert!(xboard.command(line), "{line}");
+        }
+        assert_eq!(moves_to_go(&xboard), Some(37));
+        // Three moves each into the game, with five left in the session.
+        xboard.command("level 5 0:03 0");
+        assert_eq!(moves_to_go(&xboard), Some(5));
+        xboard.command("f3g1");
+        xboard.command("f6g8");
+        assert_eq!(moves_to_go(&xboard), Some(4));
+        xboard.command("new");
+        assert_eq!(moves_to_go(&xboard), Some(5));
     }
 
     #[test]
