@@ -33,7 +33,7 @@ use params::*;
 use see::see_ge;
 use std::sync::LazyLock;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tablebase::{Tablebases, Wdl};
 use threads::Control;
 use time::TimeManager;
@@ -470,7 +470,7 @@ impl<'a> Worker<'a> {
         self.helper_nodes = self.control.total_nodes(self.id, 0);
         let pondering = self.control.pondering.load(Ordering::Relaxed);
         if !pondering && !self.clock_running {
-            self.time.restart();
+            self.time.restart(self.control.ponder_hit().unwrap_or_else(Instant::now));
         }
         self.clock_running = !pondering;
         if self.clock_running && self.time.out_of_time() {

@@ -63,6 +63,7 @@ impl PgnGame {
     }
 
     /// The position after the moves, or None if the start position or a move is not legal.
+    #[cfg(any(test, feature = "fuzz"))]
     pub fn final_board(&self) -> Option<Board> {
         let mut board = Board::from_fen(&self.start_fen).ok()?;
         for &mv in &self.moves {

@@ -10,10 +10,10 @@ use super::tt::TranspositionTable;
 use super::{Limits, Report, Shared, Worker};
 use crate::board::Board;
 use crate::eval::nnue::Network;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub const MAX_THREADS: usize = 256;
 
@@ -58,12 +58,20 @@ pub struct Searcher {
 pub(super) struct Control {
     pub stop: AtomicBool,
     pub pondering: AtomicBool,
+    /// When `ponderhit` came. Our clock runs from then, not from when the main thread next
+    /// looks at the flags: on a busy machine that can be tens of milliseconds later.
+    ponder_hit: Mutex<Option<Instant>>,
     /// Positions answered by the tablebases, all threads together.
     pub tb_hits: AtomicU64,
     nodes: Box<[AtomicU64]>,
 }
 
 impl Control {
+    /// When the ponder hit came, if it has.
+    pub fn ponder_hit(&self) -> Option<Instant> {
+        *self.ponder_hit.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// A thread's node count, published now and then for the main thread's reports.
     pub fn publish_nodes(&self, thread: usize, nodes: u64) {
         self.nodes[thread].store(nodes, Ordering::Relaxed);
@@ -89,6 +97,7 @@ impl Searcher {
             control: Arc::new(Control {
                 stop: AtomicBool::new(false),
                 pondering: AtomicBool::new(false),
+                ponder_hit: Mutex::new(None),
                 tb_hits: AtomicU64::new(0),
                 nodes: (0..MAX_THREADS).map(|_| AtomicU64::new(0)).collect(),
             }),
@@ -154,6 +163,7 @@ impl Searcher {
         self.wait();
         self.control.stop.store(false, Ordering::SeqCst);
         self.control.pondering.store(limits.ponder, Ordering::SeqCst);
+        *self.control.ponder_hit.lock().unwrap_or_else(PoisonError::into_inner) = None;
         for counter in self.control.nodes.iter() {
             counter.store(0, Ordering::Relaxed);
         }
@@ -200,6 +210,7 @@ impl Searcher {
 
     /// The opponent played the move we pondered on: the search continues under the clock.
     pub fn ponderhit(&self) {
+        *self.control.ponder_hit.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
         self.control.pondering.store(false, Ordering::SeqCst);
     }
 

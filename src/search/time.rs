@@ -62,9 +62,10 @@ impl TimeManager {
         self.clock_start.elapsed()
     }
 
-    /// The clock starts now: after `ponderhit`, the time spent pondering was the opponent's.
-    pub fn restart(&mut self) {
-        self.clock_start = Instant::now();
+    /// Our clock started at `at` (the ponder hit): the time spent pondering before it was
+    /// the opponent's.
+    pub fn restart(&mut self, at: Instant) {
+        self.clock_start = at;
     }
 
     /// Past the hard limit: stop at once.
@@ -143,8 +144,11 @@ mod tests {
         let mut tm = TimeManager::new(&limits, Duration::ZERO);
         std::thread::sleep(Duration::from_millis(60));
         assert!(tm.out_of_time());
-        tm.restart();
+        tm.restart(Instant::now());
         assert!(!tm.out_of_time());
+        // A hit that came 60 ms ago, noticed only now, has used the clock since it came.
+        tm.restart(Instant::now() - Duration::from_millis(60));
+        assert!(tm.out_of_time());
         assert!(tm.elapsed() >= Duration::from_millis(60));
     }
 
