@@ -3,8 +3,8 @@
 against itself, looking for faults rather than strength.
 
 Each game picks its configuration in turn from the combinations of protocol (uci, xboard),
-opponent (reference, self), threads (1, 2) and time control (1+0.01 mostly, 40 moves in 10 s
-every --classic-every games); pondering is on for Sentinel throughout, and --option adds
+opponent (reference, self) and threads (1, 2) (or those --config names); every --classic-every
+rounds of those, the round is played at 40 moves in 10 s instead of 1+0.01; pondering is on for Sentinel throughout, and --option adds
 options (MultiPV, book, tables, levels) to every Sentinel. It counts:
 
   illegal   a move not legal in the position
@@ -189,7 +189,7 @@ def play_game(white, black, fen, tc, args):
         if player.is_sentinel:
             lowest = min(lowest, clocks[side])
             if clocks[side] < args.close:
-                close_calls.append(f"ply {board.ply()}: {clocks[side] + used:.3f}s - {used:.3f}s after '{command}'")
+                close_calls.append(f"pid {player.pid()} ply {board.ply()}: {clocks[side] + used:.3f}s - {used:.3f}s after '{command}'")
         if clocks[side] < -args.grace:
             fault, faulty = f"time forfeit ({-clocks[side]:.3f}s over)", side
             break
@@ -228,7 +228,9 @@ def main():
                     help="a Sentinel option for every game (e.g. MultiPV=2, OwnBook=true)")
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--classic-every", type=int, default=20,
-                    help="every Nth game is 40 moves in 10 s; the others 1+0.01")
+                    help="every Nth round of the configurations is played at 40 moves in 10 s; the others 1+0.01")
+    ap.add_argument("--config", action="append", default=[], metavar="PROTOCOL,OPPONENT,THREADS",
+                    help="play only these configurations (e.g. uci,self,2); all eight by default")
     ap.add_argument("--hash", type=int, default=16)
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--grace", type=float, default=0.5,
@@ -259,6 +261,11 @@ def main():
 
     sentinel_options = {"Hash": args.hash, **option_dict(args.option)}
     configs = list(itertools.product(["uci", "xboard"], ["reference", "self"], [1, 2]))
+    if args.config:
+        wanted = [tuple(c.split(",")) for c in args.config]
+        configs = [c for c in configs if (c[0], c[1], str(c[2])) in wanted]
+        if not configs:
+            sys.exit(f"no configuration matches {args.config}")
     players = {}
 
     def player(key, make):
@@ -281,7 +288,8 @@ def main():
     log = open(os.path.join(args.out, "soak.log"), "a")
     for g in range(args.games):
         protocol, opponent, threads = configs[g % len(configs)]
-        classic = args.classic_every > 0 and g % args.classic_every == args.classic_every - 1
+        rounds = g // len(configs)
+        classic = args.classic_every > 0 and rounds % args.classic_every == args.classic_every - 1
         tc = (10.0, 0.0, 40) if classic else (1.0, 0.01, 0)
         ours = sentinel(protocol, threads, "a")
         theirs = reference() if opponent == "reference" else sentinel(protocol, threads, "b")
