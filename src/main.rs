@@ -75,9 +75,7 @@ enum Command {
     /// Play a game against the engine in the terminal: moves in SAN or coordinates, `help`
     /// for the commands.
     Play {
-        /// The engine's level: a Skill Level from 0 to 20 (20 is full strength) or an Elo
-        /// (UCI_Elo) from 800 to 2500. Default 1500, or the level of the game loaded.
-        #[arg(long, value_name = "ELO|0..20")]
+        #[arg(long, value_name = "ELO|SKILL", help = play::level_help())]
         level: Option<play::Level>,
         /// Your side. Default White, or the side to move of a position or the game loaded.
         #[arg(long, value_enum)]

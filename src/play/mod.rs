@@ -112,19 +112,33 @@ const DRAW_ACCEPT_SCORE: i32 = -50;
 const LEVEL_SCORE: i32 = 15;
 const LEVEL_MOVE: u16 = 30;
 
-const HELP: &str = "\
+/// What `--level` takes, for the command line's help.
+pub fn level_help() -> String {
+    let default = DEFAULT_LEVEL.describe();
+    format!(
+        "The engine's level: a Skill Level from 0 to {MAX_SKILL_LEVEL} ({MAX_SKILL_LEVEL} is full strength) or an Elo \
+         (UCI_Elo) from {MIN_ELO} to {MAX_ELO}. Default {default}, or the level of the game loaded."
+    )
+}
+
+/// The commands, with the levels' ranges from the strength table.
+fn help() -> String {
+    format!(
+        "\
 Type a move in SAN (Nf3, exd5, O-O, e8=Q) or coordinates (g1f3), or a command:
   moves          list the legal moves
   hint           suggest a move
   undo           take back your last move and the engine's reply
   board          draw the board again; flip turns it round
-  level N        set the engine's level: Skill Level 0..20, or an Elo 800..2500
+  level N        set the engine's level: Skill Level 0..{MAX_SKILL_LEVEL}, or an Elo {MIN_ELO}..{MAX_ELO}
   save FILE      save the game as PGN
   load FILE      load a game from a PGN file, or a position from a FEN (file or text)
   fen            show the position as FEN
   new            start a new game
   resign, draw   resign, or offer a draw
-  help, quit";
+  help, quit"
+    )
+}
 
 /// How a game ended: the result, in words, and the PGN `Termination`.
 #[derive(Clone, Debug)]
@@ -345,7 +359,7 @@ impl Session {
         match word.to_ascii_lowercase().as_str() {
             "" => {}
             "quit" | "exit" => return Flow::Quit,
-            "help" | "?" => say(HELP),
+            "help" | "?" => say(help()),
             "moves" => self.list_moves(),
             "hint" => self.hint(),
             "undo" => self.undo(),
