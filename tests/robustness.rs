@@ -53,7 +53,7 @@ fn xboard_latin1_name_is_read_and_play_goes_on() {
     engine.send("sd 2");
     engine.send("usermove e2e4");
     engine.expect_prefix("move ");
-    engine.check(engine.stderr().contains("not UTF-8"), "the bad byte is logged");
+    engine.check(engine.stderr_shows("not UTF-8", Duration::from_secs(5)), "the bad byte is logged");
     no_panic(&engine);
 }
 

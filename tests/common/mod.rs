@@ -64,6 +64,19 @@ impl Engine {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// Whether `text` shows up on stderr within `timeout`: stderr is read on its own thread,
+    /// so a line logged before a move may arrive after it.
+    pub fn stderr_shows(&self, text: &str, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        while !self.stderr().contains(text) {
+            if Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        true
+    }
+
     /// Starts the engine and opens UCI, checking the handshake ends with `uciok`.
     pub fn uci() -> Engine {
         let mut engine = Engine::start();
