@@ -41,10 +41,7 @@ impl FromStr for Level {
         match text.trim().parse::<i32>() {
             Ok(n) if (0..=MAX_SKILL_LEVEL).contains(&n) => Ok(Level::Skill(n)),
             Ok(n) if (MIN_ELO..=MAX_ELO).contains(&n) => Ok(Level::Elo(n)),
-            _ => Err(format!(
-                "a level is a Skill Level from 0 to {MAX_SKILL_LEVEL} or an Elo from {MIN_ELO} to {MAX_ELO}, got '{}'",
-                text.trim()
-            )),
+            _ => Err(format!("a level is {}, got '{}'", level_range(), text.trim())),
         }
     }
 }
@@ -112,12 +109,18 @@ const DRAW_ACCEPT_SCORE: i32 = -50;
 const LEVEL_SCORE: i32 = 15;
 const LEVEL_MOVE: u16 = 30;
 
+/// The levels there are, from the strength table.
+fn level_range() -> String {
+    format!("a Skill Level from 0 to {MAX_SKILL_LEVEL} or an Elo from {MIN_ELO} to {MAX_ELO}")
+}
+
 /// What `--level` takes, for the command line's help.
 pub fn level_help() -> String {
     let default = DEFAULT_LEVEL.describe();
     format!(
-        "The engine's level: a Skill Level from 0 to {MAX_SKILL_LEVEL} ({MAX_SKILL_LEVEL} is full strength) or an Elo \
-         (UCI_Elo) from {MIN_ELO} to {MAX_ELO}. Default {default}, or the level of the game loaded."
+        "The engine's level: {} (Skill Level {MAX_SKILL_LEVEL} is full strength). Default {default}, or the level \
+         of the game loaded.",
+        level_range()
     )
 }
 

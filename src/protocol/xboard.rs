@@ -112,9 +112,7 @@ impl<'a> XBoard<'a> {
             last_info: None,
         }
     }
-}
 
-impl XBoard<'_> {
     fn error(&mut self, reason: &str, line: &str) {
         let (reason, line) = (excerpt(reason, MESSAGE_LIMIT), excerpt(line, QUOTE_LIMIT));
         log::info!("{reason}: {line}");

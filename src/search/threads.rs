@@ -11,7 +11,7 @@ use super::{Limits, Report, Shared, Worker};
 use crate::board::Board;
 use crate::eval::nnue::Network;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -69,7 +69,12 @@ pub(super) struct Control {
 impl Control {
     /// When the ponder hit came, if it has.
     pub fn ponder_hit(&self) -> Option<Instant> {
-        *self.ponder_hit.lock().unwrap_or_else(PoisonError::into_inner)
+        *self.ponder_hit_slot()
+    }
+
+    /// The ponder hit's instant; a thread that panicked holding it left a plain value.
+    fn ponder_hit_slot(&self) -> MutexGuard<'_, Option<Instant>> {
+        self.ponder_hit.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// A thread's node count, published now and then for the main thread's reports.
@@ -163,7 +168,7 @@ impl Searcher {
         self.wait();
         self.control.stop.store(false, Ordering::SeqCst);
         self.control.pondering.store(limits.ponder, Ordering::SeqCst);
-        *self.control.ponder_hit.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        *self.control.ponder_hit_slot() = None;
         for counter in self.control.nodes.iter() {
             counter.store(0, Ordering::Relaxed);
         }
@@ -210,7 +215,7 @@ impl Searcher {
 
     /// The opponent played the move we pondered on: the search continues under the clock.
     pub fn ponderhit(&self) {
-        *self.control.ponder_hit.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+        *self.control.ponder_hit_slot() = Some(Instant::now());
         self.control.pondering.store(false, Ordering::SeqCst);
     }
 
