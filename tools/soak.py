@@ -4,8 +4,9 @@ against itself, looking for faults rather than strength.
 
 Each game picks its configuration in turn from the combinations of protocol (uci, xboard),
 opponent (reference, self) and threads (1, 2) (or those --config names); every --classic-every
-rounds of those, the round is played at 40 moves in 10 s instead of 1+0.01; pondering is on for Sentinel throughout, and --option adds
-options (MultiPV, book, tables, levels) to every Sentinel. It counts:
+rounds of those, the round is played at 40 moves in 10 s instead of 1+0.01. Pondering is on
+for Sentinel throughout, and --option adds options (MultiPV, book, tables, levels) to every
+Sentinel. It counts:
 
   illegal   a move not legal in the position
   time      a clock below zero (more than --grace seconds over). The clock runs as GUIs run it
