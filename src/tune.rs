@@ -107,6 +107,10 @@ pub enum Command {
         batch: usize,
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Do not train on positions mirrored from the a-file to the h-file (by default each
+        /// position without castling rights is mirrored in a random half of the epochs).
+        #[arg(long)]
+        no_mirror: bool,
         /// The hidden layer's activation (default screlu; a resumed run keeps its own).
         #[arg(long, value_enum)]
         activation: Option<Activation>,
@@ -171,6 +175,7 @@ pub fn run(command: Command) -> Result<(), String> {
             epochs,
             batch,
             threads,
+            no_mirror,
             activation,
             out_dir,
             out,
@@ -183,7 +188,7 @@ pub fn run(command: Command) -> Result<(), String> {
             if !positive || !(0.0..1.0).contains(&weight_decay) {
                 return Err("--lr, --batch and --threads must be positive, --weight-decay within 0 to 1".to_string());
             }
-            let settings = train::Settings { wdl, lr, weight_decay, batch, threads };
+            let settings = train::Settings { wdl, lr, weight_decay, batch, threads, mirror: !no_mirror };
             train::run(&train::Options { data, validation, seed, settings, epochs, activation, out_dir, out, resume })
         }
         Command::NetEval { net, position } => {

@@ -7,7 +7,7 @@
 //! network of `HIDDEN` neurons quantises.
 
 use super::packed::Record;
-use crate::board::Color;
+use crate::board::{Color, Square};
 use crate::eval::nnue::{Activation, EVAL_SCALE, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, Network, QA, QB, feature_index};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
@@ -27,11 +27,14 @@ pub struct Position {
 }
 
 impl Position {
-    pub fn decode(record: &Record) -> Position {
+    /// The record's position, or with `mirror` its reflection from the a-file to the h-file,
+    /// which is the same position in all but castling rights (the caller's to check).
+    pub fn decode(record: &Record, mirror: bool) -> Position {
         let stm = record.side_to_move();
         let mut features = [[0u16; 32]; 2];
         let mut count = 0;
         for (sq, piece) in record.pieces() {
+            let sq = if mirror { Square::from_index64(sq.index64() ^ 7) } else { sq };
             features[0][count] = feature_index(stm, piece, sq) as u16;
             features[1][count] = feature_index(!stm, piece, sq) as u16;
             count += 1;
@@ -243,7 +246,7 @@ mod tests {
     use crate::board::GameResult;
 
     fn position(fen: &str, white_score: i16, outcome: GameResult) -> Position {
-        Position::decode(&Record::pack(&Board::from_fen(fen).unwrap(), white_score, outcome))
+        Position::decode(&Record::pack(&Board::from_fen(fen).unwrap(), white_score, outcome), false)
     }
 
     fn loss(net: &FloatNet, positions: &[Position], wdl: f32) -> f64 {
@@ -294,6 +297,23 @@ mod tests {
             }
             assert!(checked > 50, "{activation:?}: {checked}");
         }
+    }
+
+    /// Mirroring a record gives the features of the position reflected from the a-file to the
+    /// h-file, with the same labels.
+    #[test]
+    fn mirrored_records_decode_as_the_reflected_position() {
+        let sorted = |p: &Position| {
+            let mut f = [p.features[0][..p.count].to_vec(), p.features[1][..p.count].to_vec()];
+            f.iter_mut().for_each(|side| side.sort());
+            (f, p.score, p.result)
+        };
+        let fen = "2r3k1/pp3ppp/8/3N4/8/1P4P1/P4P1P/2R3K1 b - - 0 30";
+        let reflected = "1k3r2/ppp3pp/8/4N3/8/1P4P1/P1P4P/1K3R2 b - - 0 30";
+        let record = Record::pack(&Board::from_fen(fen).unwrap(), -310, GameResult::BlackWins);
+        let mirrored = Position::decode(&record, true);
+        assert_eq!(sorted(&mirrored), sorted(&position(reflected, -310, GameResult::BlackWins)));
+        assert_ne!(sorted(&mirrored), sorted(&position(fen, -310, GameResult::BlackWins)));
     }
 
     #[test]

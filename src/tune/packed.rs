@@ -107,6 +107,20 @@ impl Record {
         })
     }
 
+    /// Whether `self` cannot come later in the same game as `earlier`: it has more pieces or
+    /// an earlier move number. Datagen writes a game's positions one after another, so this
+    /// finds where one game ends and the next begins.
+    pub fn starts_a_game_after(&self, earlier: &Record) -> bool {
+        let pieces = |r: &Record| u64::from_le_bytes(r.0[..8].try_into().unwrap_or_default()).count_ones();
+        let fullmove = |r: &Record| u16::from_le_bytes([r.0[30], r.0[31]]);
+        pieces(self) > pieces(earlier) || fullmove(self) < fullmove(earlier)
+    }
+
+    /// Castling rights, as `board::castle` bits.
+    pub fn castling_rights(&self) -> u8 {
+        self.0[27] & 0x0f
+    }
+
     pub fn side_to_move(&self) -> Color {
         if self.0[27] & 0x80 != 0 { Color::Black } else { Color::White }
     }
@@ -258,6 +272,26 @@ mod tests {
         "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 17 61",
     ];
+
+    /// Within a game neither the piece count grows nor the move number falls; a new game from
+    /// an opening has more pieces or an earlier move number than the last game's end.
+    #[test]
+    fn game_starts_are_found_between_consecutive_records() {
+        let record = |fen: &str| Record::pack(&Board::from_fen(fen).unwrap(), 0, GameResult::Draw);
+        let middlegame = record("r1bq1rk1/ppp2ppp/2np1n2/4p3/2B1P3/2NP1N2/PPP2PPP/R2Q1RK1 b - - 0 9");
+        let later_capture = record("r1bq1rk1/ppp2ppp/3p1n2/4p3/2B1P3/2NP1N2/PPP2PPP/R2Q1RK1 w - - 0 10");
+        let same_move_fewer = record("r1bq1rk1/ppp2ppp/3p1n2/4p3/2B1P3/2NP1N2/PPP2PPP/R2Q1RK1 b - - 0 9");
+        assert!(!later_capture.starts_a_game_after(&middlegame));
+        assert!(!same_move_fewer.starts_a_game_after(&middlegame));
+        // The next opening: more pieces, or (a short game's end) an earlier move number.
+        assert!(middlegame.starts_a_game_after(&later_capture));
+        let opening = record(FENS[0]);
+        assert!(opening.starts_a_game_after(&middlegame));
+        let endgame = record(FENS[3]);
+        let short_game_end = record("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 70");
+        assert!(endgame.starts_a_game_after(&short_game_end));
+        assert!(!short_game_end.starts_a_game_after(&endgame));
+    }
 
     #[test]
     fn records_round_trip_through_fen_and_bytes() {

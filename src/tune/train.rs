@@ -15,7 +15,7 @@
 
 use super::float_net::{FloatNet, OUTPUT_WEIGHT_LIMIT, Position, Scratch, sigmoid};
 use super::packed::{self, Record};
-use crate::eval::nnue::{Accumulator, Activation, HIDDEN, INPUTS, Network};
+use crate::eval::nnue::{Accumulator, Activation, EVAL_SCALE, HIDDEN, INPUTS, Network};
 use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -45,11 +45,11 @@ pub struct Settings {
     pub weight_decay: f32,
     pub batch: usize,
     pub threads: usize,
+    /// Train on each position without castling rights in a random half of the epochs mirrored
+    /// from the a-file to the h-file: chess is symmetric that way, so this doubles the
+    /// positions the network learns from at no cost in data generation.
+    pub mirror: bool,
 }
-
-/// Positions in a block that goes wholly to training or to validation. Datagen writes a game's
-/// positions one after another, so blocks keep most games on one side of the split.
-const VALIDATION_BLOCK: usize = 16;
 
 /// Reads the records of every file. A file whose tail is damaged (one still being written, say)
 /// gives the whole records before the damage, with a warning; a file with none is an error.
@@ -73,15 +73,21 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Vec<Record>>, String> {
     Ok(files)
 }
 
-/// Splits the records into training and validation: a `fraction` of the blocks, chosen by a
-/// hash of the seed, the file's place in the list and the block's place in the file.
+/// Splits the records into training and validation: a `fraction` of the games, chosen by a
+/// hash of the seed, the file's place in the list and the game's place in the file. Whole
+/// games, because a game's positions share its result and most of their pieces: held-out
+/// positions whose games are also trained on would reward memorising games.
 pub fn split(files: Vec<Vec<Record>>, fraction: f64, seed: u64) -> (Vec<Record>, Vec<Record>) {
     let threshold = (fraction.clamp(0.0, 1.0) * u64::MAX as f64) as u64;
     let (mut training, mut validation) = (Vec::new(), Vec::new());
     for (number, records) in files.into_iter().enumerate() {
-        for (block, chunk) in records.chunks(VALIDATION_BLOCK).enumerate() {
-            let hash = mix(mix(seed ^ mix(number as u64)) ^ block as u64);
-            if fraction > 0.0 && hash <= threshold { &mut validation } else { &mut training }.extend_from_slice(chunk);
+        let mut game = 0u64;
+        for (i, record) in records.iter().enumerate() {
+            if i > 0 && record.starts_a_game_after(&records[i - 1]) {
+                game += 1;
+            }
+            let hash = mix(mix(seed ^ mix(number as u64)) ^ game);
+            if fraction > 0.0 && hash <= threshold { &mut validation } else { &mut training }.push(*record);
         }
     }
     (training, validation)
@@ -161,7 +167,11 @@ impl Trainer {
         let mut lr = settings.lr;
         for (number, indices) in order.chunks(batch_size).enumerate() {
             batch.clear();
-            batch.extend(indices.iter().map(|&i| data[i as usize]));
+            batch.extend(indices.iter().map(|&i| {
+                let record = data[i as usize];
+                let coin = mix(mix(seed ^ epoch as u64) ^ i as u64) & 1 == 1;
+                (record, settings.mirror && coin && record.castling_rights() == 0)
+            }));
             loss += self.gradients(&batch, settings.wdl, &mut grads);
             let progress = ((epoch - 1) * batches + number) as f64 / (epochs.max(1) * batches) as f64;
             lr = step_size(settings.lr, progress);
@@ -178,16 +188,16 @@ impl Trainer {
 
     /// Fills one gradient buffer per thread with its share of the batch's mean gradient;
     /// returns the batch's summed loss.
-    fn gradients(&self, batch: &[Record], wdl: f32, grads: &mut [Vec<f32>]) -> f64 {
+    fn gradients(&self, batch: &[(Record, bool)], wdl: f32, grads: &mut [Vec<f32>]) -> f64 {
         let net = &self.net;
         let scale = 1.0 / batch.len() as f32;
         let share = batch.len().div_ceil(grads.len());
-        let work = |part: &[Record], grad: &mut Vec<f32>| {
+        let work = |part: &[(Record, bool)], grad: &mut Vec<f32>| {
             grad.fill(0.0);
             let mut scratch = Scratch::new(net.hidden);
             let mut loss = 0.0f64;
-            for record in part {
-                let pos = Position::decode(record);
+            for (record, mirror) in part {
+                let pos = Position::decode(record, *mirror);
                 let prediction = sigmoid(net.forward(&pos, &mut scratch));
                 let error = prediction - pos.target(wdl);
                 loss += (error * error) as f64;
@@ -259,13 +269,30 @@ impl Trainer {
             let mut scratch = Scratch::new(self.net.hidden);
             part.iter()
                 .map(|record| {
-                    let pos = Position::decode(record);
+                    let pos = Position::decode(record, false);
                     (sigmoid(self.net.forward(&pos, &mut scratch)) - pos.target(wdl)).powi(2) as f64
                 })
                 .sum::<f64>()
         });
         sums.iter().sum::<f64>() / data.len().max(1) as f64
     }
+}
+
+/// The loss over `data` of the hand-crafted evaluation read the way the network's output is
+/// (`sigmoid(eval / EVAL_SCALE)`): the bar a network has to clear on the same positions.
+pub fn hand_crafted_loss(data: &[Record], wdl: f32, threads: usize) -> f64 {
+    let sums = in_parallel(data, threads, |part| {
+        let mut pawns = crate::eval::PawnCache::new();
+        part.iter()
+            .filter_map(|record| {
+                let board = crate::board::Board::from_fen(&record.to_fen()).ok()?;
+                let eval = crate::eval::evaluate(&board, &mut pawns) as f32;
+                let target = Position::decode(record, false).target(wdl);
+                Some((sigmoid(eval / EVAL_SCALE as f32) - target).powi(2) as f64)
+            })
+            .sum::<f64>()
+    });
+    sums.iter().sum::<f64>() / data.len().max(1) as f64
 }
 
 /// Runs `work` on `threads` slices of `data` and returns the results in order.
@@ -293,7 +320,7 @@ pub fn quantisation_error(net: &FloatNet, quantised: &Network, data: &[Record]) 
     let mut scratch = Scratch::new(net.hidden);
     let (mut max, mut sum) = (0.0f64, 0.0f64);
     for record in data {
-        let float = net.evaluate(&Position::decode(record), &mut scratch) as f64;
+        let float = net.evaluate(&Position::decode(record, false), &mut scratch) as f64;
         let acc = Accumulator::from_pieces(quantised, record.pieces());
         let diff = (acc.evaluate(quantised, record.side_to_move()) as f64 - float).abs();
         max = max.max(diff);
@@ -389,6 +416,10 @@ pub fn run(options: &Options) -> Result<(), String> {
         validation.len(),
         start.elapsed().as_secs_f64()
     );
+    if !validation.is_empty() {
+        let hand_crafted = hand_crafted_loss(&validation, settings.wdl, threads);
+        eprintln!("train: validation loss of the hand-crafted evaluation {hand_crafted:.6}");
+    }
     let mut trainer = match &options.resume {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -507,7 +538,7 @@ mod tests {
     }
 
     fn settings(threads: usize) -> Settings {
-        Settings { wdl: 0.3, lr: 0.01, weight_decay: 0.01, batch: 256, threads }
+        Settings { wdl: 0.3, lr: 0.01, weight_decay: 0.01, batch: 256, threads, mirror: true }
     }
 
     #[test]
