@@ -283,16 +283,19 @@ impl Trainer {
 pub fn hand_crafted_loss(data: &[Record], wdl: f32, threads: usize) -> f64 {
     let sums = in_parallel(data, threads, |part| {
         let mut pawns = crate::eval::PawnCache::new();
-        part.iter()
-            .filter_map(|record| {
-                let board = crate::board::Board::from_fen(&record.to_fen()).ok()?;
-                let eval = crate::eval::evaluate(&board, &mut pawns) as f32;
-                let target = Position::decode(record, false).target(wdl);
-                Some((sigmoid(eval / EVAL_SCALE as f32) - target).powi(2) as f64)
-            })
-            .sum::<f64>()
+        let (mut sum, mut count) = (0.0f64, 0usize);
+        for record in part {
+            // A record that passed the reader's checks is a legal FEN; one that is not is left out.
+            let Ok(board) = crate::board::Board::from_fen(&record.to_fen()) else { continue };
+            let eval = crate::eval::evaluate(&board, &mut pawns) as f32;
+            let target = Position::decode(record, false).target(wdl);
+            sum += (sigmoid(eval / EVAL_SCALE as f32) - target).powi(2) as f64;
+            count += 1;
+        }
+        (sum, count)
     });
-    sums.iter().sum::<f64>() / data.len().max(1) as f64
+    let (sum, count) = sums.iter().fold((0.0, 0), |(s, c), &(ps, pc)| (s + ps, c + pc));
+    sum / count.max(1) as f64
 }
 
 /// Runs `work` on `threads` slices of `data` and returns the results in order.
@@ -642,6 +645,19 @@ mod tests {
         assert!(load(&[header_only]).unwrap_err().ends_with("header.bin: no positions"));
         let first_cut = temp_file("first.bin", &file[..packed::HEADER_SIZE + 20]);
         assert!(load(&[first_cut]).unwrap_err().ends_with("offset 16: truncated record (20 of 32 bytes)"));
+    }
+
+    /// The hand-crafted evaluation's loss is nil where the score is its own evaluation and the
+    /// sigmoid distance where it is not.
+    #[test]
+    fn the_hand_crafted_loss_compares_its_evaluation_with_the_target() {
+        let board = Board::start_position();
+        let eval = crate::eval::evaluate(&board, &mut crate::eval::PawnCache::new());
+        let exact = Record::pack(&board, eval as i16, GameResult::Draw);
+        assert!(hand_crafted_loss(&[exact; 3], 0.0, 2) < 1e-12);
+        let off = Record::pack(&board, eval as i16 + 400, GameResult::Draw);
+        let expected = (sigmoid(eval as f32 / 400.0) - sigmoid((eval + 400) as f32 / 400.0)).powi(2) as f64;
+        assert!((hand_crafted_loss(&[exact, off], 0.0, 1) - expected / 2.0).abs() < 1e-9);
     }
 
     #[test]
