@@ -13,7 +13,7 @@
 //! `board::castle`) with bit 7 set when Black is to move, the en passant square (0..63, or 255
 //! for none), the halfmove clock (capped at 255) and the fullmove number (u16).
 
-use crate::board::{Board, Color, GameResult, Piece, PieceKind, Square};
+use crate::board::{Board, Color, FenError, GameResult, Piece, PieceKind, Square};
 use std::io::{Read, Write};
 
 pub const MAGIC: &[u8; 8] = b"SNTLPOS\0";
@@ -64,7 +64,7 @@ impl Record {
     /// Checks what a reader must not trust: piece codes, piece count, kings, the result.
     fn validate(bytes: [u8; RECORD_SIZE]) -> Result<Record, String> {
         let record = Record(bytes);
-        let occupied = u64::from_le_bytes(bytes[..8].try_into().unwrap_or_default());
+        let occupied = record.occupied();
         if occupied.count_ones() > 32 {
             return Err(format!("{} pieces (at most 32)", occupied.count_ones()));
         }
@@ -93,7 +93,7 @@ impl Record {
 
     /// The occupied squares and their pieces, a1 first.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
-        let mut occupied = u64::from_le_bytes(self.0[..8].try_into().unwrap_or_default());
+        let mut occupied = self.occupied();
         let mut slot = 0;
         std::iter::from_fn(move || {
             if occupied == 0 || slot >= 32 {
@@ -111,9 +111,16 @@ impl Record {
     /// an earlier move number. Datagen writes a game's positions one after another, so this
     /// finds where one game ends and the next begins.
     pub fn starts_a_game_after(&self, earlier: &Record) -> bool {
-        let pieces = |r: &Record| u64::from_le_bytes(r.0[..8].try_into().unwrap_or_default()).count_ones();
-        let fullmove = |r: &Record| u16::from_le_bytes([r.0[30], r.0[31]]);
-        pieces(self) > pieces(earlier) || fullmove(self) < fullmove(earlier)
+        self.occupied().count_ones() > earlier.occupied().count_ones() || self.fullmove() < earlier.fullmove()
+    }
+
+    /// The occupied squares, a1 = bit 0.
+    fn occupied(&self) -> u64 {
+        u64::from_le_bytes(self.0[..8].try_into().unwrap_or_default())
+    }
+
+    fn fullmove(&self) -> u16 {
+        u16::from_le_bytes([self.0[30], self.0[31]])
     }
 
     /// Castling rights, as `board::castle` bits.
@@ -167,16 +174,21 @@ impl Record {
             }
         }
         fen.push_str(if self.side_to_move() == Color::White { " w " } else { " b " });
+        let rights = self.castling_rights();
         let castling: String =
-            "KQkq".chars().enumerate().filter(|(i, _)| self.0[27] & (1 << i) != 0).map(|(_, c)| c).collect();
+            "KQkq".chars().enumerate().filter(|(i, _)| rights & (1 << i) != 0).map(|(_, c)| c).collect();
         fen.push_str(if castling.is_empty() { "-" } else { &castling });
         match self.0[28] {
             NO_SQUARE => fen.push_str(" -"),
             sq => fen.push_str(&format!(" {}", Square::from_index64(sq as usize))),
         }
-        let fullmove = u16::from_le_bytes([self.0[30], self.0[31]]);
-        fen.push_str(&format!(" {} {}", self.0[29], fullmove));
+        fen.push_str(&format!(" {} {}", self.0[29], self.fullmove()));
         fen
+    }
+
+    /// The position as a board, through its FEN.
+    pub fn to_board(self) -> Result<Board, FenError> {
+        Board::from_fen(&self.to_fen())
     }
 }
 

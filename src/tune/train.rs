@@ -286,7 +286,7 @@ pub fn hand_crafted_loss(data: &[Record], wdl: f32, threads: usize) -> f64 {
         let (mut sum, mut count) = (0.0f64, 0usize);
         for record in part {
             // A record that passed the reader's checks is a legal FEN; one that is not is left out.
-            let Ok(board) = crate::board::Board::from_fen(&record.to_fen()) else { continue };
+            let Ok(board) = record.to_board() else { continue };
             let eval = crate::eval::evaluate(&board, &mut pawns) as f32;
             let target = Position::decode(record, false).target(wdl);
             sum += (sigmoid(eval / EVAL_SCALE as f32) - target).powi(2) as f64;

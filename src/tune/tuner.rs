@@ -8,7 +8,6 @@
 
 use super::trace::Trace;
 use super::{packed, params_file};
-use crate::board::Board;
 use crate::eval::{S, Term, WEIGHT_COUNT, WEIGHTS};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -53,7 +52,7 @@ pub fn load(path: &PathBuf, threads: usize) -> Result<Vec<Sample>, String> {
                 scope.spawn(move || {
                     part.iter()
                         .map(|record| {
-                            let board = Board::from_fen(&record.to_fen()).map_err(|e| e.to_string())?;
+                            let board = record.to_board().map_err(|e| e.to_string())?;
                             Ok(Sample { trace: Trace::new(&board), result: record.outcome().white_points() as f64 })
                         })
                         .collect::<Result<Vec<Sample>, String>>()
@@ -339,6 +338,7 @@ pub fn run(options: &Options) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Board;
 
     fn sample(fen: &str, result: f64) -> Sample {
         Sample { trace: Trace::new(&Board::from_fen(fen).unwrap()), result }
