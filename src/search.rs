@@ -826,8 +826,7 @@ impl<'a> Worker<'a> {
         self.stack[ply].current_move = mv;
         if let Some(net) = self.network {
             let (done, next) = self.accumulators.split_at_mut(ply + 1);
-            next[0] = done[ply];
-            next[0].play(net, &self.board, mv);
+            done[ply].play_into(&mut next[0], net, &self.board, mv);
         }
         self.board.make_move(mv);
     }
