@@ -304,19 +304,23 @@ impl Engine {
         if got < mb { Err(EngineError::HashTooLarge { asked: mb, got }) } else { Ok(()) }
     }
 
-    /// Evaluates with the network in the file at `path` from now on; an empty path means the
-    /// hand-crafted evaluation. A file that cannot be read or is not a network of this build's
-    /// shape is an error, and the evaluation stays as it was.
-    fn load_network(&mut self, path: &str) -> Result<(), EngineError> {
+    /// Evaluates from now on with the network in the file at `path` (the built-in one when
+    /// `path` is empty), or with the hand-crafted evaluation when `use_nnue` is off. The file is
+    /// read either way, so that a bad one is reported when it is named: one that cannot be read
+    /// or is not a network of this build's shape is an error, and evaluation and settings stay
+    /// as they were.
+    fn set_evaluation(&mut self, use_nnue: bool, path: String) -> Result<(), EngineError> {
         self.finish_search();
-        if path.is_empty() {
-            self.searcher.set_network(None);
-            return Ok(());
-        }
-        let error = |reason: String| EngineError::Network { path: path.to_string(), reason };
-        let bytes = read_limited(path, nnue::FILE_SIZE as u64).map_err(error)?;
-        let network = Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?;
-        self.searcher.set_network(Some(Arc::new(network)));
+        let network = if path.is_empty() {
+            nnue::embedded()
+        } else {
+            let error = |reason: String| EngineError::Network { path: path.clone(), reason };
+            let bytes = read_limited(&path, nnue::FILE_SIZE as u64).map_err(error)?;
+            Arc::new(Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?)
+        };
+        self.searcher.set_network(use_nnue.then_some(network));
+        self.settings.use_nnue = use_nnue;
+        self.settings.eval_file = path;
         Ok(())
     }
 

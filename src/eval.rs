@@ -315,16 +315,7 @@ fn threats<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
 /// Endings the stronger side rarely wins: with no pawns and at most a minor piece more, or
 /// with bishops of opposite colours.
 fn endgame_scale(board: &Board) -> i32 {
-    const VALUE: [i32; 7] = [0, 100, 320, 330, 500, 950, 0];
-    let material = |c: Color| -> i32 {
-        [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen]
-            .iter()
-            .map(|&k| VALUE[k.index()] * board.count(c, k) as i32)
-            .sum()
-    };
-    let (white, black) = (material(Color::White), material(Color::Black));
-    let stronger = if white >= black { Color::White } else { Color::Black };
-    if board.count(stronger, PieceKind::Pawn) == 0 && (white - black).abs() <= VALUE[PieceKind::Bishop.index()] {
+    if pawnless_and_hard_to_win(board) {
         return FULL_SCALE / 8;
     }
     let only_bishops = |c: Color| {
@@ -341,6 +332,27 @@ fn endgame_scale(board: &Board) -> i32 {
         }
     }
     FULL_SCALE
+}
+
+/// The stronger side has no pawns and at most a minor piece more: KNvK, KRvKB, KNvKN and
+/// their like, mostly drawn whatever the pieces' squares.
+fn pawnless_and_hard_to_win(board: &Board) -> bool {
+    let material = |c: Color| -> i32 {
+        [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen]
+            .iter()
+            .map(|&k| k.value() * board.count(c, k) as i32)
+            .sum()
+    };
+    let (white, black) = (material(Color::White), material(Color::Black));
+    let stronger = if white >= black { Color::White } else { Color::Black };
+    board.count(stronger, PieceKind::Pawn) == 0 && (white - black).abs() <= PieceKind::Bishop.value()
+}
+
+/// The network's score, cut to an eighth in pawnless endings that are hard to win: they are
+/// rare in its training games, too rare for it to learn that they are drawn, which the
+/// hand-crafted evaluation knows.
+pub fn scale_network(board: &Board, score: i32) -> i32 {
+    if pawnless_and_hard_to_win(board) { score / 8 } else { score }
 }
 
 #[cfg(test)]
@@ -390,6 +402,18 @@ mod tests {
     fn extra_material_is_good() {
         let up_a_queen = Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
         assert!(evaluate(&up_a_queen, &mut PawnCache::new()) > 700);
+    }
+
+    /// The network's score is cut in pawnless endings with at most a minor piece more, and
+    /// only there (opposite bishops it learns from its games).
+    #[test]
+    fn network_scores_are_scaled_in_pawnless_minor_endings() {
+        let scaled = |fen: &str| scale_network(&Board::from_fen(fen).unwrap(), 240);
+        assert_eq!(scaled("4k3/8/8/3n4/8/3N4/8/4K3 b - - 0 1"), 30);
+        assert_eq!(scaled("8/8/4k3/8/2b5/8/4K3/7R w - - 0 1"), 30);
+        assert_eq!(scaled("8/8/4k3/8/8/8/4K3/7R w - - 0 1"), 240);
+        assert_eq!(scaled("8/8/4k3/8/2b5/8/4KP2/7R w - - 0 1"), 240);
+        assert_eq!(scaled("8/8/4k3/8/2b5/8/4K1P1/7B w - - 0 1"), 240);
     }
 
     #[test]

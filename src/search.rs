@@ -876,7 +876,7 @@ impl<'a> Worker<'a> {
     }
 
     /// The position's evaluation for the side to move: the network's, from this ply's
-    /// accumulators, or the hand-crafted one.
+    /// accumulators (scaled in drawish endings), or the hand-crafted one.
     fn evaluate(&mut self, ply: usize) -> i32 {
         match self.network {
             Some(net) => {
@@ -888,7 +888,7 @@ impl<'a> Worker<'a> {
                     "incremental accumulators differ from fresh ones in {}",
                     self.board.to_fen()
                 );
-                acc.evaluate(net, self.board.side_to_move())
+                crate::eval::scale_network(&self.board, acc.evaluate(net, self.board.side_to_move()))
             }
             None => evaluate(&self.board, &mut self.state.pawns),
         }

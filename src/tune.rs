@@ -50,9 +50,12 @@ pub enum Command {
         /// Start no new game after this many minutes.
         #[arg(long, value_name = "MINUTES")]
         max_minutes: Option<f64>,
-        /// Play with this network (default: the engine's own evaluation).
+        /// Play with this network (default: the built-in one).
         #[arg(long, value_name = "FILE")]
         net: Option<PathBuf>,
+        /// Play with the hand-crafted evaluation instead of a network.
+        #[arg(long, conflicts_with = "net")]
+        hand_crafted: bool,
     },
     /// Fit the evaluation weights to the results of `datagen` positions and write them as
     /// Rust source (the Texel method).
@@ -137,7 +140,19 @@ pub enum Command {
 
 pub fn run(command: Command) -> Result<(), String> {
     match command {
-        Command::Datagen { games, nodes, hard_nodes, threads, out, seed, openings, per_game, max_minutes, net } => {
+        Command::Datagen {
+            games,
+            nodes,
+            hard_nodes,
+            threads,
+            out,
+            seed,
+            openings,
+            per_game,
+            max_minutes,
+            net,
+            hand_crafted,
+        } => {
             let max_time = max_minutes.map(|m| Duration::from_secs_f64(m.max(0.0) * 60.0));
             let network = match net {
                 Some(path) => {
@@ -145,7 +160,8 @@ pub fn run(command: Command) -> Result<(), String> {
                     let network = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
                     Some(Arc::new(network))
                 }
-                None => None,
+                None if hand_crafted => None,
+                None => Some(crate::eval::nnue::embedded()),
             };
             let hard_nodes = hard_nodes.unwrap_or(nodes.saturating_mul(20)).max(nodes);
             datagen::run(&datagen::Options {

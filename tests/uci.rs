@@ -56,6 +56,7 @@ fn handshake_lists_identity_options_then_uciok() {
         "option name OwnBook type check default false".to_string(),
         "option name BookFile type string default <empty>".to_string(),
         "option name BookDepth type spin default 255 min 1 max 1000".to_string(),
+        "option name Use NNUE type check default true".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
         "option name UCI_ShowWDL type check default false".to_string(),
         "option name UCI_LimitStrength type check default false".to_string(),
@@ -478,4 +479,40 @@ fn a_limited_level_reports_only_the_lines_asked_for() {
     engine.check(!infos.is_empty(), "the search reports");
     engine.check(infos.iter().all(|l| l.contains(" multipv 1 ")), "only the first line is shown");
     engine.check(infos.iter().all(|l| !l.contains(" depth 3 ")), "the level stops early");
+}
+
+/// The score of a depth-1 search of a position where the evaluations disagree.
+fn depth_one_score(engine: &mut Engine) -> String {
+    engine.send("position fen r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7");
+    engine.send("go depth 1");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+    let info = lines.iter().rev().find(|l| l.starts_with("info depth 1 ")).unwrap();
+    info.split(" score ").nth(1).unwrap().split(" nodes").next().unwrap().to_string()
+}
+
+/// The built-in network evaluates by default; `Use NNUE` turns to the hand-crafted evaluation
+/// and back; an `EvalFile` that is missing or not a network is reported and changes nothing.
+#[test]
+fn evaluation_options_switch_the_evaluation() {
+    let mut engine = Engine::uci();
+    let network = depth_one_score(&mut engine);
+    engine.send("setoption name Use NNUE value false");
+    ready_without_errors(&mut engine);
+    let hand_crafted = depth_one_score(&mut engine);
+    engine.check(network != hand_crafted, &format!("both evaluations say {network}"));
+    engine.send("setoption name Use NNUE value true");
+    ready_without_errors(&mut engine);
+    let score = depth_one_score(&mut engine);
+    engine.check(score == network, &format!("the network is back: {score}, not {network}"));
+
+    let missing = format!("{}/no-such-file.nnue", env!("CARGO_MANIFEST_DIR"));
+    expect_error(&mut engine, &format!("setoption name EvalFile value {missing}"), "cannot use the network");
+    let not_a_network = format!("{}/Cargo.toml", env!("CARGO_MANIFEST_DIR"));
+    expect_error(&mut engine, &format!("setoption name EvalFile value {not_a_network}"), "bad magic");
+    let score = depth_one_score(&mut engine);
+    engine.check(score == network, &format!("a bad file changes nothing: {score}, not {network}"));
+    engine.send(&format!("setoption name EvalFile value {}/src/eval/network.nnue", env!("CARGO_MANIFEST_DIR")));
+    ready_without_errors(&mut engine);
+    let score = depth_one_score(&mut engine);
+    engine.check(score == network, &format!("the built-in network's own file: {score}, not {network}"));
 }

@@ -62,6 +62,15 @@ impl PieceKind {
         self as usize
     }
 
+    /// The one table of piece values, for material reasoning outside the evaluation proper
+    /// (exchanges, capture ordering, which endings are drawish). The king's is large so that
+    /// it is captured last and never profitably.
+    #[inline]
+    pub fn value(self) -> i32 {
+        const VALUE: [i32; 7] = [0, 100, 320, 330, 500, 950, 20000];
+        VALUE[self.index()]
+    }
+
     pub fn letter(self) -> char {
         b" pnbrqk"[self as usize] as char
     }

@@ -104,6 +104,10 @@ pub struct Settings {
     pub skill_level: i32,
     /// The seed a limited strength draws its moves with; 0 for a new one every search.
     pub skill_seed: u64,
+    /// Evaluate with a network (else the hand-crafted evaluation): the one in `eval_file`, or
+    /// the built-in one when that is empty.
+    pub use_nnue: bool,
+    pub eval_file: String,
 }
 
 impl Default for Settings {
@@ -122,6 +126,8 @@ impl Default for Settings {
             elo: MIN_ELO,
             skill_level: MAX_SKILL_LEVEL,
             skill_seed: 0,
+            use_nnue: true,
+            eval_file: String::new(),
         }
     }
 }
@@ -245,10 +251,19 @@ pub static OPTIONS: &[Spec] = &[
         },
     },
     Spec {
+        name: "Use NNUE",
+        kind: Kind::Check { default: true },
+        shown: Shown::Everywhere,
+        apply: |engine, value| {
+            let file = engine.settings.eval_file.clone();
+            engine.set_evaluation(flag(value), file).map(|()| None)
+        },
+    },
+    Spec {
         name: "EvalFile",
         kind: Kind::String { default: "" },
         shown: Shown::Everywhere,
-        apply: |engine, value| engine.load_network(&text(value)).map(|()| None),
+        apply: |engine, value| engine.set_evaluation(engine.settings.use_nnue, text(value)).map(|()| None),
     },
     Spec {
         name: "UCI_ShowWDL",

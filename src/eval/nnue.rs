@@ -32,6 +32,17 @@
 
 use crate::board::{Board, Castling, Color, Move, Piece, PieceKind, Square, flag};
 use std::fmt;
+use std::sync::{Arc, LazyLock};
+
+/// The network built into the binary, made as the README's "Where the network stands" says:
+/// what the engine evaluates with unless `EvalFile` names another.
+pub fn embedded() -> Arc<Network> {
+    static EMBEDDED: LazyLock<Arc<Network>> = LazyLock::new(|| {
+        let network = Network::from_bytes(include_bytes!("network.nnue"));
+        Arc::new(network.expect("the built-in network is a file of this build's shape (a test checks it)"))
+    });
+    Arc::clone(&EMBEDDED)
+}
 
 /// Inputs per perspective: 2 sides × 6 kinds × 64 squares.
 pub const INPUTS: usize = 768;
@@ -618,6 +629,19 @@ mod tests {
                 assert!((got as f64 - expected).abs() <= 1.0, "{activation:?}: {got} vs {expected:.2}");
             }
         }
+    }
+
+    /// The built-in network loads and evaluates fixed positions to fixed numbers (a new network
+    /// changes them: update them with it), and it knows an extra queen is good for its owner.
+    #[test]
+    fn the_embedded_network_is_valid() {
+        let net = embedded();
+        let eval = |fen: &str| net.evaluate(&Board::from_fen(fen).unwrap());
+        let start = eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        let without_black_queen = eval("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        let middlegame = eval("r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7");
+        assert_eq!((start, without_black_queen, middlegame), (31, 1326, 16));
+        assert!(start.abs() < 100 && without_black_queen > 500);
     }
 
     #[test]

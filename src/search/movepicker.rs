@@ -5,7 +5,7 @@
 //! so a node that is refuted by its first move never generates the rest.
 
 use super::history::History;
-use super::see::{see_ge, value};
+use super::see::see_ge;
 use crate::board::{Board, Move, PieceKind};
 use crate::movegen::{MAX_MOVES, MoveList, generate, is_legal, kind};
 
@@ -152,7 +152,7 @@ impl MovePicker {
 /// What a victim (or a promotion) is worth for ordering: whole pawns, so that a knight and a
 /// bishop rank alike and the attacker decides between them.
 fn victim_value(kind: PieceKind) -> i32 {
-    value(kind) / 100 * 100
+    kind.value() / 100 * 100
 }
 
 /// Most valuable victim first; among equal victims, the least valuable attacker first.

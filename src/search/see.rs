@@ -4,14 +4,6 @@
 
 use crate::board::{Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
 
-/// Piece values for the search's material reasoning (exchanges, capture ordering), by
-/// `PieceKind::index`. The king's is large so that it is captured last and never profitably.
-pub const PIECE_VALUE: [i32; 7] = [0, 100, 320, 330, 500, 950, 20000];
-
-pub fn value(kind: PieceKind) -> i32 {
-    PIECE_VALUE[kind.index()]
-}
-
 /// Whether `mv` wins at least `threshold` centipawns once the exchange it starts is played out,
 /// each side free to stop capturing when that suits it. Pins are ignored.
 pub fn see_ge(board: &Board, mv: Move, threshold: i32) -> bool {
@@ -22,13 +14,13 @@ pub fn see_ge(board: &Board, mv: Move, threshold: i32) -> bool {
     let to = mv.to();
     let squares = board.squares();
     let captured = if mv.is_en_passant() {
-        value(PieceKind::Pawn)
+        PieceKind::Pawn.value()
     } else if mv.is_capture() {
-        value(squares[to].kind())
+        squares[to].kind().value()
     } else {
         0
     };
-    let promotion = mv.promoted().map_or(0, |k| value(k) - value(PieceKind::Pawn));
+    let promotion = mv.promoted().map_or(0, |k| k.value() - PieceKind::Pawn.value());
     // `swap` is what the side that just captured stands to gain if the exchange stops now,
     // measured against the threshold; sides alternate, each negating the balance.
     let mut swap = captured + promotion - threshold;
@@ -36,7 +28,7 @@ pub fn see_ge(board: &Board, mv: Move, threshold: i32) -> bool {
         return false;
     }
     let mover = mv.promoted().unwrap_or(squares[from].kind());
-    swap = value(mover) - swap;
+    swap = mover.value() - swap;
     if swap <= 0 {
         return true;
     }
@@ -57,7 +49,7 @@ pub fn see_ge(board: &Board, mv: Move, threshold: i32) -> bool {
             // The king may only take last: if the other side can still recapture, it cannot.
             return if least_valuable_attacker(squares, to, !side, removed).is_some() { !result } else { result };
         }
-        swap = value(kind) - swap;
+        swap = kind.value() - swap;
         if swap < i32::from(result) {
             break;
         }

@@ -40,7 +40,8 @@ pub type Reporter = Box<dyn FnMut(Report) + Send>;
 /// Runs searches on background threads; the caller stays free to read input and to stop them.
 pub struct Searcher {
     tt: Arc<TranspositionTable>,
-    /// The evaluation network, if one is loaded (else the hand-crafted evaluation is used).
+    /// The evaluation network (the built-in one unless set otherwise); `None` for the
+    /// hand-crafted evaluation.
     network: Option<Arc<Network>>,
     tablebases: Option<Arc<Tablebases>>,
     probe: ProbeSettings,
@@ -94,7 +95,7 @@ impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
             tt: Arc::new(TranspositionTable::new(hash_mb).unwrap_or_else(TranspositionTable::minimal)),
-            network: None,
+            network: Some(crate::eval::nnue::embedded()),
             tablebases: None,
             probe: ProbeSettings::default(),
             states: vec![ThreadState::new()],
