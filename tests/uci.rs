@@ -516,3 +516,32 @@ fn evaluation_options_switch_the_evaluation() {
     let score = depth_one_score(&mut engine);
     engine.check(score == network, &format!("the built-in network's own file: {score}, not {network}"));
 }
+
+/// A level evaluates with the hand-crafted evaluation its calibration was measured with,
+/// whatever `Use NNUE` says: with a fixed seed its search and its move are the same either way.
+#[test]
+fn levels_play_with_the_evaluation_they_were_calibrated_with() {
+    let mut engine = Engine::uci();
+    engine.send("setoption name UCI_LimitStrength value true");
+    engine.send("setoption name UCI_Elo value 1800");
+    engine.send("setoption name Skill Seed value 5");
+    let search = |engine: &mut Engine| {
+        engine.send("position fen r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7");
+        engine.send("go depth 5");
+        let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
+        // Scores, node counts and the move, without the times.
+        let field = |line: &str, name: &str, words: usize| {
+            line.split(&format!(" {name} ")).nth(1).map(|r| r.split(' ').take(words).collect::<Vec<_>>().join(" "))
+        };
+        let summary = |l: &String| match l.starts_with("bestmove") {
+            true => l.clone(),
+            false => format!("{:?} {:?}", field(l, "score", 2), field(l, "nodes", 1)),
+        };
+        lines.iter().map(summary).collect::<Vec<_>>()
+    };
+    let with_network_on = search(&mut engine);
+    engine.send("setoption name Use NNUE value false");
+    ready_without_errors(&mut engine);
+    let hand_crafted = search(&mut engine);
+    engine.check(with_network_on == hand_crafted, &format!("{with_network_on:?} vs {hand_crafted:?}"));
+}

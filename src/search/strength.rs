@@ -13,6 +13,10 @@
 //!
 //! The draw comes from a seed mixed with the position's key, so a fixed seed gives the same
 //! moves for the same search results.
+//!
+//! A level evaluates with the hand-crafted evaluation, whatever `Use NNUE` says: the anchors
+//! below were measured with it, and the network would make every level stronger than its
+//! number by an amount nobody has measured.
 
 use super::RootMove;
 use rand::rngs::StdRng;
@@ -21,7 +25,8 @@ use rand::{RngExt, SeedableRng};
 /// The weakest level: a beginner who knows how the pieces move and little else.
 pub const MIN_ELO: i32 = 800;
 /// Full strength, as measured on the same scale (12.5% over 60 games at 10+0.1 against
-/// Stockfish 15.1 at `UCI_Elo 2850`, 2512): levels from here up do not limit the search.
+/// Stockfish 15.1 at `UCI_Elo 2850`, 2512, with the hand-crafted evaluation; the network plays
+/// stronger still): levels from here up do not limit the search.
 pub const MAX_ELO: i32 = 2500;
 /// Skill Level 20 is full strength; 0 is `MIN_ELO`.
 pub const MAX_SKILL_LEVEL: i32 = 20;

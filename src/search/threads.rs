@@ -43,6 +43,9 @@ pub struct Searcher {
     /// The evaluation network (the built-in one unless set otherwise); `None` for the
     /// hand-crafted evaluation.
     network: Option<Arc<Network>>,
+    /// The evaluation whose static evaluations the table holds: a search that evaluates
+    /// otherwise clears the table first.
+    table_network: Option<Arc<Network>>,
     tablebases: Option<Arc<Tablebases>>,
     probe: ProbeSettings,
     /// Each thread's learning (see `ThreadState`), kept between searches; it travels with the
@@ -96,6 +99,7 @@ impl Searcher {
         Searcher {
             tt: Arc::new(TranspositionTable::new(hash_mb).unwrap_or_else(TranspositionTable::minimal)),
             network: Some(crate::eval::nnue::embedded()),
+            table_network: Some(crate::eval::nnue::embedded()),
             tablebases: None,
             probe: ProbeSettings::default(),
             states: vec![ThreadState::new()],
@@ -145,6 +149,7 @@ impl Searcher {
     /// table's saved evaluations belong to the old evaluation, so it is cleared.
     pub fn set_network(&mut self, network: Option<Arc<Network>>) {
         self.clear();
+        self.table_network.clone_from(&network);
         self.network = network;
     }
 
@@ -177,11 +182,21 @@ impl Searcher {
         self.tt.new_search();
         let tt = Arc::clone(&self.tt);
         let control = Arc::clone(&self.control);
-        let network = self.network.clone();
         let tablebases = self.tablebases.clone();
         let probe = self.probe;
         let mut states = std::mem::take(&mut self.states);
         let time = TimeManager::new(&limits, self.move_overhead);
+        // A level plays with the hand-crafted evaluation: its calibration against Stockfish's
+        // scale (`strength.rs`) was measured with it.
+        let network = if limits.strength.is_some() { None } else { self.network.clone() };
+        let same = match (&network, &self.table_network) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        if !same {
+            self.tt.clear();
+            self.table_network.clone_from(&network);
+        }
         self.handle = Some(std::thread::spawn(move || {
             let (main_state, helper_states) = states.split_first_mut().expect("at least one thread");
             let tablebases = tablebases.as_deref().map(|tables| (tables, probe));
