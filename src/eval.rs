@@ -12,13 +12,9 @@ mod pawns;
 mod score;
 mod weights;
 
-#[cfg(feature = "tune")]
-pub use params::WEIGHTS;
 pub use pawns::PawnCache;
 pub use score::S;
-#[cfg(feature = "tune")]
-pub use weights::WEIGHT_COUNT;
-pub use weights::{Accumulator, Scorer, Term};
+use weights::{Scorer, Term};
 
 use crate::board::{Board, Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
 
@@ -51,10 +47,10 @@ impl Blend {
     }
 }
 
-/// Walks the position, feeding every term to `acc`, and says how to blend the result. (The
-/// tuner's way in: `evaluate` gets the same terms, but the pawn structure from its cache.)
-#[cfg(any(test, feature = "tune"))]
-pub fn evaluate_with<A: Accumulator>(board: &Board, acc: &mut A) -> Blend {
+/// Walks the position, feeding every term to `acc`, and says how to blend the result: what
+/// `evaluate` does with the pawn structure computed afresh instead of from its cache.
+#[cfg(test)]
+fn evaluate_with(board: &Board, acc: &mut Scorer) -> Blend {
     let info = pawns::PawnInfo::of(board);
     for color in Color::BOTH {
         pawns::structure(board, &info, acc, color);
@@ -63,7 +59,7 @@ pub fn evaluate_with<A: Accumulator>(board: &Board, acc: &mut A) -> Blend {
 }
 
 /// Every term but the pawn structure.
-fn evaluate_pieces<A: Accumulator>(board: &Board, pawns: pawns::PawnInfo, acc: &mut A) -> Blend {
+fn evaluate_pieces(board: &Board, pawns: pawns::PawnInfo, acc: &mut Scorer) -> Blend {
     let mut ctx = Context::new(board, pawns);
     for color in Color::BOTH {
         material(&ctx, acc, color);
@@ -154,7 +150,7 @@ fn relative_index(sq: Square, color: Color) -> usize {
     if color == Color::White { sq.index64() } else { sq.index64() ^ 56 }
 }
 
-fn material<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
+fn material(ctx: &Context, acc: &mut Scorer, color: Color) {
     for kind in PieceKind::ALL {
         let k = kind.index() - 1;
         let pieces = ctx.board.pieces(color, kind);
@@ -169,7 +165,7 @@ fn material<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
 }
 
 /// Mobility, files and outposts of the pieces, recording every square they attack.
-fn pieces<A: Accumulator>(ctx: &mut Context, acc: &mut A, color: Color) {
+fn pieces(ctx: &mut Context, acc: &mut Scorer, color: Color) {
     let c = color.index();
     let them = !color;
     let squares = ctx.board.squares();
@@ -236,7 +232,7 @@ fn is_outpost(ctx: &Context, color: Color, sq: Square) -> bool {
 /// Danger to `color`'s king: enemy pieces hitting the squares around it (counted once at
 /// least two pieces join in, since a lone attacker rarely mates), checks the enemy could give
 /// safely, the pawns sheltering it and storming it, and files opened beside it.
-fn king_safety<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
+fn king_safety(ctx: &Context, acc: &mut Scorer, color: Color) {
     let them = !color;
     let king = ctx.board.king_square(color);
     if ctx.king_attackers[color.index()] >= 2 {
@@ -292,7 +288,7 @@ fn safe_checks(ctx: &Context, color: Color, king: Square) -> [(PieceKind, i32); 
 }
 
 /// `color`'s pieces attacked by enemy pawns, minor pieces or rooks: the enemy gains by them.
-fn threats<A: Accumulator>(ctx: &Context, acc: &mut A, color: Color) {
+fn threats(ctx: &Context, acc: &mut Scorer, color: Color) {
     let them = !color;
     let by = &ctx.attacked_by[them.index()];
     let minors = by[PieceKind::Knight.index()] | by[PieceKind::Bishop.index()];

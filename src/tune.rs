@@ -1,18 +1,13 @@
-//! Fitting the evaluation to game results (built with `--features tune`).
+//! Making the evaluation network from Sentinel's own games (built with `--features tune`).
 //!
-//! `datagen` plays fast self-play games and writes quiet positions labelled with the game's
-//! result; `trace` records which weights the evaluation uses in a position and how often;
-//! `tuner` fits the weights to the results (the Texel method) and `params_file` writes them
-//! back as `src/eval/params.rs`. `train` fits the NNUE network (`float_net`, `train`) to the
-//! same positions and `net-eval` shows what a network file makes of a position.
+//! `datagen` plays fast self-play games and writes quiet positions labelled with the search's
+//! score and the game's result (`packed`); `train` fits the NNUE network (`float_net`, `train`)
+//! to them and `net-eval` shows what a network file makes of a position.
 
 pub mod datagen;
 pub mod float_net;
 pub mod packed;
-pub mod params_file;
-pub mod trace;
 pub mod train;
-pub mod tuner;
 
 use crate::board::Board;
 use crate::eval::nnue::{Activation, Network};
@@ -24,7 +19,7 @@ use std::time::Duration;
 #[derive(clap::Subcommand)]
 pub enum Command {
     /// Play self-play games and append their quiet positions, with the search's score and the
-    /// game's result, to a packed training file (for `tune` and `train`).
+    /// game's result, to a packed training file (for `train`).
     Datagen {
         #[arg(long, default_value_t = 1000)]
         games: u64,
@@ -56,33 +51,6 @@ pub enum Command {
         /// Play with the hand-crafted evaluation instead of a network.
         #[arg(long, conflicts_with = "net")]
         hand_crafted: bool,
-    },
-    /// Fit the evaluation weights to the results of `datagen` positions and write them as
-    /// Rust source (the Texel method).
-    Tune {
-        #[arg(long, value_name = "FILE")]
-        data: PathBuf,
-        /// Full passes of gradient descent over the data (0: only measure the error).
-        #[arg(long, default_value_t = 1000)]
-        epochs: usize,
-        #[arg(long, value_name = "FILE", default_value = "src/eval/params.rs")]
-        out: PathBuf,
-        /// Initial step size, in centipawns for a gradient of the size steps are normalised by
-        /// (it decays to a tenth).
-        #[arg(long, default_value_t = 0.2)]
-        rate: f64,
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Fraction of the positions (the file's last games) kept out of training, to
-        /// measure the fit on games it has not seen and keep the epoch that fits them best.
-        #[arg(long, default_value_t = 0.1)]
-        holdout: f64,
-        /// Penalty per squared centipawn that a weight moves from its starting value.
-        #[arg(long, default_value_t = 0.0)]
-        l2: f64,
-        /// What Adam normalises each weight's step by (see tuner::Scaling).
-        #[arg(long, value_enum, default_value_t = tuner::Scaling::Global)]
-        scaling: tuner::Scaling,
     },
     /// Train the NNUE network on `datagen` positions; writes a checkpoint every epoch and the
     /// quantised network at the end.
@@ -177,9 +145,6 @@ pub fn run(command: Command) -> Result<(), String> {
                 network,
             })
             .map(|_| ())
-        }
-        Command::Tune { data, epochs, out, rate, threads, holdout, l2, scaling } => {
-            tuner::run(&tuner::Options { data, epochs, out, rate, threads, holdout, l2, scaling }).map(|_| ())
         }
         Command::Train {
             data,

@@ -2,7 +2,7 @@
 //! key since pawns move rarely) and passed pawns (whose worth depends on the kings and the
 //! path ahead, so they are scored afresh).
 
-use super::{Accumulator, S, Scorer, Term};
+use super::{S, Scorer, Term};
 use crate::board::{Board, Color, Piece, PieceKind, Square, SquareSet, dir};
 
 /// What the pawns alone decide, for the rest of the evaluation.
@@ -55,7 +55,7 @@ impl PawnInfo {
 
 /// Weaknesses (isolated, doubled, backward pawns) and strengths (pawns defended by a pawn,
 /// pawns side by side, which can advance together).
-pub fn structure<A: Accumulator>(board: &Board, info: &PawnInfo, acc: &mut A, color: Color) {
+pub fn structure(board: &Board, info: &PawnInfo, acc: &mut Scorer, color: Color) {
     let them = !color;
     let is_pawn = |sq: Square| board.piece_at(sq) == Piece::new(color, PieceKind::Pawn);
     for &sq in board.pieces(color, PieceKind::Pawn) {
@@ -89,7 +89,7 @@ pub fn structure<A: Accumulator>(board: &Board, info: &PawnInfo, acc: &mut A, co
 
 /// A passed pawn is worth more the further it has come, the freer its path, and the nearer
 /// our king and the further theirs from the square in front of it.
-pub fn passed<A: Accumulator>(board: &Board, info: &PawnInfo, acc: &mut A, color: Color) {
+pub fn passed(board: &Board, info: &PawnInfo, acc: &mut Scorer, color: Color) {
     let them = !color;
     for &sq in board.pieces(color, PieceKind::Pawn).iter().filter(|&&sq| info.passed[color.index()].contains(sq)) {
         let rank = sq.relative_rank(color) as usize;

@@ -1,7 +1,6 @@
-//! The evaluation's weights: one table of (middlegame, endgame) pairs, grouped into named
-//! terms. The evaluation adds weights through an `Accumulator`; scoring adds their values, and
-//! the tuner's tracer records how often each was used instead, which is all a Texel tuner
-//! needs to fit them to game results (the evaluation is linear in its weights).
+//! The hand-crafted evaluation's weights: one table of (middlegame, endgame) pairs, grouped
+//! into named terms, so that the evaluation names what it adds (`Term::PassedPawn`, rank 5)
+//! rather than an offset into the table.
 
 use super::params::WEIGHTS;
 use super::score::S;
@@ -14,11 +13,7 @@ macro_rules! terms {
         pub enum Term { $($(#[doc = $doc])* $term),* }
 
         impl Term {
-            #[cfg(feature = "tune")]
-            pub const ALL: &[Term] = &[$(Term::$term),*];
             const LENGTHS: &[usize] = &[$($len),*];
-            #[cfg(feature = "tune")]
-            pub const NAMES: &[&str] = &[$(stringify!($term)),*];
         }
     };
 }
@@ -85,37 +80,24 @@ const OFFSETS: [usize; Term::LENGTHS.len() + 1] = {
     offsets
 };
 
-/// The number of weights.
-pub const WEIGHT_COUNT: usize = OFFSETS[Term::LENGTHS.len()];
-
-// `params.rs` is written by the tuner and knows nothing of the terms: its length is checked here.
-const _: () = assert!(WEIGHTS.len() == WEIGHT_COUNT, "params.rs must hold one weight per term entry");
+// `params.rs` is a flat table that knows nothing of the terms: its length is checked here.
+const _: () = assert!(WEIGHTS.len() == OFFSETS[Term::LENGTHS.len()], "params.rs must hold one weight per term entry");
 
 impl Term {
-    #[cfg(feature = "tune")]
-    pub fn len(self) -> usize {
-        Term::LENGTHS[self as usize]
-    }
-
     #[inline(always)]
     pub fn offset(self) -> usize {
         OFFSETS[self as usize]
     }
 }
 
-/// Collects the evaluation's terms as it walks the position.
-pub trait Accumulator {
-    /// `count` uses of weight `index` of `term` for `color`.
-    fn add(&mut self, color: Color, term: Term, index: usize, count: i32);
-}
-
-/// The ordinary accumulator: sums the weights, White's positive and Black's negative.
+/// Sums the weights the evaluation uses, White's positive and Black's negative.
 #[derive(Default)]
 pub struct Scorer(pub S);
 
-impl Accumulator for Scorer {
+impl Scorer {
+    /// `count` uses of weight `index` of `term` for `color`.
     #[inline(always)]
-    fn add(&mut self, color: Color, term: Term, index: usize, count: i32) {
+    pub fn add(&mut self, color: Color, term: Term, index: usize, count: i32) {
         self.0 += WEIGHTS[term.offset() + index] * (count * color.sign());
     }
 }
