@@ -506,7 +506,8 @@ mod tests {
 
     /// Random games forward and back, from every suite position (Chess960 castling
     /// included): the accumulators kept up to date move by move, one per ply on a stack as the
-    /// search keeps them, always equal ones computed from scratch, and so does the evaluation.
+    /// search keeps them, always equal ones computed from scratch, and so does the evaluation,
+    /// on the AVX2 path where the processor has one and on the portable one.
     #[test]
     fn incremental_updates_match_a_refresh() {
         let net = random_network(Activation::SCReLU, 7);
@@ -549,6 +550,10 @@ mod tests {
                         let kind = [mv.is_capture(), mv.is_castle(), mv.promoted().is_some()];
                         kinds[kind.iter().rposition(|&k| k).map_or(0, |k| k + 1)] += 1;
                         top.play_into(&mut next, &net, &board, mv);
+                        // The fallback for processors without AVX2 computes the same numbers.
+                        let mut portable = Accumulator { values: [[0; HIDDEN]; 2] };
+                        top.play_into_portable(&mut portable, &net, &board, mv);
+                        assert_eq!(portable, next, "{}", board.to_fen());
                         board.make_move(mv);
                         nulls.push(false);
                     }
@@ -558,6 +563,7 @@ mod tests {
                 let fresh = Accumulator::new(&net, &board);
                 assert_eq!(*top, fresh, "{}", board.to_fen());
                 assert_eq!(top.evaluate(&net, board.side_to_move()), net.evaluate(&board));
+                assert_eq!(top.evaluate_portable(&net, board.side_to_move()), net.evaluate(&board));
                 checked += 1;
             }
         }
@@ -608,7 +614,7 @@ mod tests {
         }
     }
 
-    /// Integer evaluation against the formula worked in floating point.
+    /// Integer evaluation (both paths) against the formula worked in floating point.
     #[test]
     fn evaluation_matches_the_formula() {
         for activation in [Activation::CReLU, Activation::SCReLU] {
@@ -627,6 +633,7 @@ mod tests {
                 let expected = (sum * EVAL_SCALE as f64).clamp(-MAX_EVAL as f64, MAX_EVAL as f64);
                 let got = acc.evaluate(&net, stm);
                 assert!((got as f64 - expected).abs() <= 1.0, "{activation:?}: {got} vs {expected:.2}");
+                assert_eq!(acc.evaluate_portable(&net, stm), got, "{activation:?}: the portable path");
             }
         }
     }
