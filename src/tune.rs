@@ -11,7 +11,7 @@ pub mod train;
 
 use crate::board::Board;
 use crate::eval::nnue::{Activation, Network};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -123,11 +123,7 @@ pub fn run(command: Command) -> Result<(), String> {
         } => {
             let max_time = max_minutes.map(|m| Duration::from_secs_f64(m.max(0.0) * 60.0));
             let network = match net {
-                Some(path) => {
-                    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                    let network = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-                    Some(Arc::new(network))
-                }
+                Some(path) => Some(Arc::new(read_network(&path)?)),
                 None if hand_crafted => None,
                 None => Some(crate::eval::nnue::embedded()),
             };
@@ -173,8 +169,7 @@ pub fn run(command: Command) -> Result<(), String> {
             train::run(&train::Options { data, validation, seed, settings, epochs, activation, out_dir, out, resume })
         }
         Command::NetEval { net, position } => {
-            let bytes = std::fs::read(&net).map_err(|e| format!("cannot read {}: {e}", net.display()))?;
-            let network = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", net.display()))?;
+            let network = read_network(&net)?;
             let text = position.join(" ");
             let fen = if text.trim() == "startpos" { crate::board::START_FEN } else { text.as_str() };
             let board = Board::from_fen(fen).map_err(|e| e.to_string())?;
@@ -183,4 +178,10 @@ pub fn run(command: Command) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// The network in the file at `path`, or why it cannot be used.
+fn read_network(path: &Path) -> Result<Network, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
