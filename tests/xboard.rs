@@ -630,3 +630,38 @@ fn every_level_plays_legal_moves() {
         engine.check(is_one_of(&reply, AFTER_E4), &format!("{level}: {reply} is not a legal reply to 1.e4"));
     }
 }
+
+/// The evaluation options work through XBoard too: `Use NNUE` switches to the hand-crafted
+/// evaluation and back, and an `EvalFile` that cannot be used is an error that changes nothing.
+#[test]
+fn evaluation_options_switch_the_evaluation() {
+    let mut engine = Engine::xboard();
+    // The score of a depth-1 search of a position where the evaluations disagree.
+    let score = |engine: &mut Engine| {
+        engine.send("force");
+        engine.send("setboard r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7");
+        engine.send("sd 1");
+        engine.send("post");
+        engine.send("go");
+        let lines = engine.expect("move", |l| l.starts_with("move "));
+        let thinking = lines.iter().find(|l| l.starts_with("1 ")).cloned().unwrap_or_default();
+        thinking.split_whitespace().nth(1).unwrap_or("none").to_string()
+    };
+    let network = score(&mut engine);
+    quietly(&mut engine, "option Use NNUE=0");
+    let hand_crafted = score(&mut engine);
+    engine.check(network != hand_crafted, &format!("both evaluations say {network}"));
+    quietly(&mut engine, "option Use NNUE=1");
+    let back = score(&mut engine);
+    engine.check(back == network, &format!("the network is back: {back}, not {network}"));
+
+    let missing = format!("option EvalFile={}/no-such-file.nnue", env!("CARGO_MANIFEST_DIR"));
+    engine.send(&missing);
+    let lines = sync(&mut engine);
+    engine.check(
+        lines.len() == 1 && lines[0].starts_with("Error (") && lines[0].contains("cannot use the network"),
+        &format!("'{missing}' should give one Error line, not {lines:?}"),
+    );
+    let after = score(&mut engine);
+    engine.check(after == network, &format!("a bad file changes nothing: {after}, not {network}"));
+}
