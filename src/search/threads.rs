@@ -189,11 +189,7 @@ impl Searcher {
         // A level plays with the hand-crafted evaluation: its calibration against Stockfish's
         // scale (`strength.rs`) was measured with it.
         let network = if limits.strength.is_some() { None } else { self.network.clone() };
-        let same = match (&network, &self.table_network) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        if !same {
+        if network.as_ref().map(Arc::as_ptr) != self.table_network.as_ref().map(Arc::as_ptr) {
             self.tt.clear();
             self.table_network.clone_from(&network);
         }
