@@ -13,6 +13,17 @@ use std::time::{Duration, Instant};
 /// How long any single expected answer may take. Generous: the machine is shared.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
+/// `sentinel ARGS` with all three standard streams piped to the test.
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_sentinel"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the sentinel binary starts")
+}
+
 pub struct Engine {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -29,13 +40,7 @@ impl Engine {
     }
 
     pub fn start_with(args: &[&str]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the sentinel binary starts");
+        let mut child = spawn(args);
         let stdout = child.stdout.take().unwrap();
         let stderr = Arc::new(Mutex::new(String::new()));
         let mut pipe = child.stderr.take().unwrap();
@@ -213,13 +218,7 @@ pub fn run(args: &[&str]) -> (Option<i32>, String, String) {
 
 /// Runs `sentinel ARGS` with `input` on stdin (then closed), as a script piping into it would.
 pub fn run_with_input(args: &[&str], input: &str) -> (Option<i32>, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sentinel runs");
+    let mut child = spawn(args);
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_string();
     // Written from a thread, so that a long script cannot fill the pipe while nobody reads.
