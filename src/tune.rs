@@ -94,6 +94,11 @@ pub enum Command {
         /// Continue from a checkpoint.
         #[arg(long, value_name = "CHECKPOINT")]
         resume: Option<PathBuf>,
+        /// Print this network's validation loss beside the hand-crafted evaluation's (repeat
+        /// for several; `builtin` is the one built into the binary): the network a new one
+        /// is to replace is its bar.
+        #[arg(long, value_name = "FILE")]
+        compare: Vec<PathBuf>,
     },
     /// Print a network's evaluation of a position next to the hand-crafted one (centipawns,
     /// side to move's view).
@@ -157,6 +162,7 @@ pub fn run(command: Command) -> Result<(), String> {
             out_dir,
             out,
             resume,
+            compare,
         } => {
             if !(0.0..=0.5).contains(&validation) || !(0.0..=1.0).contains(&wdl) {
                 return Err("--validation must be within 0 to 0.5 and --wdl within 0 to 1".to_string());
@@ -166,7 +172,19 @@ pub fn run(command: Command) -> Result<(), String> {
                 return Err("--lr, --batch and --threads must be positive, --weight-decay within 0 to 1".to_string());
             }
             let settings = train::Settings { wdl, lr, weight_decay, batch, threads, mirror: !no_mirror };
-            train::run(&train::Options { data, validation, seed, settings, epochs, activation, out_dir, out, resume })
+            let compare = compare
+                .iter()
+                .map(|path| {
+                    let net = match path.to_str() {
+                        Some("builtin") => Network::clone(&crate::eval::nnue::embedded()),
+                        _ => read_network(path)?,
+                    };
+                    Ok((path.display().to_string(), net))
+                })
+                .collect::<Result<_, String>>()?;
+            let options =
+                train::Options { data, validation, seed, settings, epochs, activation, out_dir, out, resume, compare };
+            train::run(&options)
         }
         Command::NetEval { net, position } => {
             let network = read_network(&net)?;

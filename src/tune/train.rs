@@ -32,6 +32,8 @@ pub struct Options {
     pub out_dir: PathBuf,
     pub out: Option<PathBuf>,
     pub resume: Option<PathBuf>,
+    /// Networks whose validation loss is printed beside the hand-crafted evaluation's, by name.
+    pub compare: Vec<(String, Network)>,
 }
 
 /// How each epoch trains.
@@ -278,24 +280,46 @@ impl Trainer {
     }
 }
 
-/// The loss over `data` of the hand-crafted evaluation read the way the network's output is
-/// (`sigmoid(eval / EVAL_SCALE)`): the bar a network has to clear on the same positions.
-pub fn hand_crafted_loss(data: &[Record], wdl: f32, threads: usize) -> f64 {
+/// The loss over `data` of an evaluation (centipawns, the side to move's view) read the way
+/// the network's output is (`sigmoid(eval / EVAL_SCALE)`): the bar a network has to clear on
+/// the same positions. `evaluator` makes one per thread; it gives `None` for a record it cannot
+/// evaluate, which is left out.
+fn evaluation_loss<E: FnMut(&Record) -> Option<i32>>(
+    data: &[Record],
+    wdl: f32,
+    threads: usize,
+    evaluator: impl Fn() -> E + Sync,
+) -> f64 {
     let sums = in_parallel(data, threads, |part| {
-        let mut pawns = crate::eval::PawnCache::new();
+        let mut evaluate = evaluator();
         let (mut sum, mut count) = (0.0f64, 0usize);
         for record in part {
-            // A record that passed the reader's checks is a legal FEN; one that is not is left out.
-            let Ok(board) = record.to_board() else { continue };
-            let eval = crate::eval::evaluate(&board, &mut pawns) as f32;
+            let Some(eval) = evaluate(record) else { continue };
             let target = Position::decode(record, false).target(wdl);
-            sum += (sigmoid(eval / EVAL_SCALE as f32) - target).powi(2) as f64;
+            sum += (sigmoid(eval as f32 / EVAL_SCALE as f32) - target).powi(2) as f64;
             count += 1;
         }
         (sum, count)
     });
     let (sum, count) = sums.iter().fold((0.0, 0), |(s, c), &(ps, pc)| (s + ps, c + pc));
     sum / count.max(1) as f64
+}
+
+/// The hand-crafted evaluation's loss over `data`.
+pub fn hand_crafted_loss(data: &[Record], wdl: f32, threads: usize) -> f64 {
+    evaluation_loss(data, wdl, threads, || {
+        let mut pawns = crate::eval::PawnCache::new();
+        // A record that passed the reader's checks is a legal FEN; one that is not is left out.
+        move |record: &Record| record.to_board().ok().map(|board| crate::eval::evaluate(&board, &mut pawns))
+    })
+}
+
+/// A quantised network's loss over `data`: the bar for the next generation is the network
+/// it would replace, on positions neither was trained on.
+pub fn network_loss(net: &Network, data: &[Record], wdl: f32, threads: usize) -> f64 {
+    evaluation_loss(data, wdl, threads, || {
+        |record: &Record| Some(Accumulator::from_pieces(net, record.pieces()).evaluate(net, record.side_to_move()))
+    })
 }
 
 /// Runs `work` on `threads` slices of `data` and returns the results in order.
@@ -422,6 +446,10 @@ pub fn run(options: &Options) -> Result<(), String> {
     if !validation.is_empty() {
         let hand_crafted = hand_crafted_loss(&validation, settings.wdl, threads);
         eprintln!("train: validation loss of the hand-crafted evaluation {hand_crafted:.6}");
+        for (name, net) in &options.compare {
+            let loss = network_loss(net, &validation, settings.wdl, threads);
+            eprintln!("train: validation loss of the network {name} {loss:.6}");
+        }
     }
     let mut trainer = match &options.resume {
         Some(path) => {
@@ -658,6 +686,20 @@ mod tests {
         let off = Record::pack(&board, eval as i16 + 400, GameResult::Draw);
         let expected = (sigmoid(eval as f32 / 400.0) - sigmoid((eval + 400) as f32 / 400.0)).powi(2) as f64;
         assert!((hand_crafted_loss(&[exact, off], 0.0, 1) - expected / 2.0).abs() < 1e-9);
+    }
+
+    /// A network's loss is nil where the score is its own evaluation, and is the
+    /// hand-crafted evaluation's sigmoid distance from it otherwise.
+    #[test]
+    fn a_networks_loss_compares_its_evaluation_with_the_target() {
+        let net = crate::eval::nnue::random_network(Activation::SCReLU, 5);
+        let board = Board::from_fen("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4").unwrap();
+        let eval = net.evaluate(&board);
+        let exact = Record::pack(&board, eval as i16, GameResult::Draw);
+        assert!(network_loss(&net, &[exact; 3], 0.0, 2) < 1e-12);
+        let off = Record::pack(&board, eval as i16 - 300, GameResult::Draw);
+        let expected = (sigmoid(eval as f32 / 400.0) - sigmoid((eval - 300) as f32 / 400.0)).powi(2) as f64;
+        assert!((network_loss(&net, &[exact, off], 0.0, 1) - expected / 2.0).abs() < 1e-9);
     }
 
     #[test]
