@@ -45,7 +45,7 @@ pub enum Command {
         /// Start no new game after this many minutes.
         #[arg(long, value_name = "MINUTES")]
         max_minutes: Option<f64>,
-        /// Play with this network (default: the built-in one).
+        /// Play with this network file (default, or `builtin`: the built-in one).
         #[arg(long, value_name = "FILE")]
         net: Option<PathBuf>,
         /// Play with the hand-crafted evaluation instead of a network.
@@ -103,6 +103,7 @@ pub enum Command {
     /// Print a network's evaluation of a position next to the hand-crafted one (centipawns,
     /// side to move's view).
     NetEval {
+        /// A network file, or `builtin`.
         #[arg(long, value_name = "FILE")]
         net: PathBuf,
         /// `startpos` or a FEN (quoted, or as separate words).
@@ -128,7 +129,7 @@ pub fn run(command: Command) -> Result<(), String> {
         } => {
             let max_time = max_minutes.map(|m| Duration::from_secs_f64(m.max(0.0) * 60.0));
             let network = match net {
-                Some(path) => Some(Arc::new(read_network(&path)?)),
+                Some(path) => Some(read_network(&path)?),
                 None if hand_crafted => None,
                 None => Some(crate::eval::nnue::embedded()),
             };
@@ -174,13 +175,7 @@ pub fn run(command: Command) -> Result<(), String> {
             let settings = train::Settings { wdl, lr, weight_decay, batch, threads, mirror: !no_mirror };
             let compare = compare
                 .iter()
-                .map(|path| {
-                    let net = match path.to_str() {
-                        Some("builtin") => Network::clone(&crate::eval::nnue::embedded()),
-                        _ => read_network(path)?,
-                    };
-                    Ok((path.display().to_string(), net))
-                })
+                .map(|path| Ok((path.display().to_string(), read_network(path)?)))
                 .collect::<Result<_, String>>()?;
             let options =
                 train::Options { data, validation, seed, settings, epochs, activation, out_dir, out, resume, compare };
@@ -198,8 +193,12 @@ pub fn run(command: Command) -> Result<(), String> {
     }
 }
 
-/// The network in the file at `path`, or why it cannot be used.
-fn read_network(path: &Path) -> Result<Network, String> {
+/// The network in the file at `path` (`builtin`: the one built into the binary), or why it
+/// cannot be used.
+fn read_network(path: &Path) -> Result<Arc<Network>, String> {
+    if path.to_str() == Some("builtin") {
+        return Ok(crate::eval::nnue::embedded());
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    Network::from_bytes(&bytes).map(Arc::new).map_err(|e| format!("{}: {e}", path.display()))
 }

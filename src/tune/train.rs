@@ -18,6 +18,7 @@ use super::packed::{self, Record};
 use crate::eval::nnue::{Accumulator, Activation, EVAL_SCALE, HIDDEN, INPUTS, Network};
 use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Clone, Debug)]
@@ -33,7 +34,7 @@ pub struct Options {
     pub out: Option<PathBuf>,
     pub resume: Option<PathBuf>,
     /// Networks whose validation loss is printed beside the hand-crafted evaluation's, by name.
-    pub compare: Vec<(String, Network)>,
+    pub compare: Vec<(String, Arc<Network>)>,
 }
 
 /// How each epoch trains.
@@ -688,8 +689,8 @@ mod tests {
         assert!((hand_crafted_loss(&[exact, off], 0.0, 1) - expected / 2.0).abs() < 1e-9);
     }
 
-    /// A network's loss is nil where the score is its own evaluation, and is the
-    /// hand-crafted evaluation's sigmoid distance from it otherwise.
+    /// A network's loss is nil where the score is its own evaluation, and the sigmoid
+    /// distance from it where it is not.
     #[test]
     fn a_networks_loss_compares_its_evaluation_with_the_target() {
         let net = crate::eval::nnue::random_network(Activation::SCReLU, 5);
