@@ -318,9 +318,13 @@ pub fn hand_crafted_loss(data: &[Record], wdl: f32, threads: usize) -> f64 {
 /// A quantised network's loss over `data`: the bar for the next generation is the network
 /// it would replace, on positions neither was trained on.
 pub fn network_loss(net: &Network, data: &[Record], wdl: f32, threads: usize) -> f64 {
-    evaluation_loss(data, wdl, threads, || {
-        |record: &Record| Some(Accumulator::from_pieces(net, record.pieces()).evaluate(net, record.side_to_move()))
-    })
+    evaluation_loss(data, wdl, threads, || |record: &Record| Some(network_evaluation(net, record)))
+}
+
+/// A quantised network's evaluation of a record (centipawns, the side to move's view), its
+/// accumulators computed afresh from the packed pieces.
+fn network_evaluation(net: &Network, record: &Record) -> i32 {
+    Accumulator::from_pieces(net, record.pieces()).evaluate(net, record.side_to_move())
 }
 
 /// Runs `work` on `threads` slices of `data` and returns the results in order.
@@ -349,8 +353,7 @@ pub fn quantisation_error(net: &FloatNet, quantised: &Network, data: &[Record]) 
     let (mut max, mut sum) = (0.0f64, 0.0f64);
     for record in data {
         let float = net.evaluate(&Position::decode(record, false), &mut scratch) as f64;
-        let acc = Accumulator::from_pieces(quantised, record.pieces());
-        let diff = (acc.evaluate(quantised, record.side_to_move()) as f64 - float).abs();
+        let diff = (network_evaluation(quantised, record) as f64 - float).abs();
         max = max.max(diff);
         sum += diff;
     }
