@@ -13,6 +13,7 @@ pub use crate::search::strength::{MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO, Strength};
 pub use crate::search::{Bound, Clock, Info, Limits, Report, Score};
 
 use crate::board::{Board, FenError, START_FEN};
+use crate::eval::Evaluation;
 use crate::eval::nnue::{self, Network};
 use crate::movegen::{legal_moves, parse_move};
 use crate::search::tablebase::Tablebases;
@@ -318,7 +319,7 @@ impl Engine {
             let bytes = read_limited(&path, nnue::FILE_SIZE as u64).map_err(error)?;
             Arc::new(Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?)
         };
-        self.searcher.set_network(use_nnue.then_some(network));
+        self.searcher.set_evaluation(if use_nnue { Evaluation::Network(network) } else { Evaluation::HandCrafted });
         self.settings.use_nnue = use_nnue;
         self.settings.eval_file = path;
         Ok(())

@@ -6,12 +6,14 @@
 //! material and piece-square tables; pawn structure; piece mobility, files and outposts (which
 //! also map every square each side attacks); king safety; threats; and the tempo.
 
+mod evaluator;
 pub mod nnue;
 mod params;
 mod pawns;
 mod score;
 mod weights;
 
+pub use evaluator::{Evaluation, Evaluator};
 pub use pawns::PawnCache;
 pub use score::S;
 use weights::{Scorer, Term};

@@ -24,8 +24,7 @@ pub use threads::{MAX_THREADS, ProbeSettings, Reporter, Searcher};
 pub use tt::physical_memory;
 
 use crate::board::{Board, Move};
-use crate::eval::nnue::{Accumulator, Network};
-use crate::eval::{PawnCache, evaluate};
+use crate::eval::{Evaluation, Evaluator};
 use crate::movegen::{is_legal, legal_moves};
 use history::History;
 use movepicker::MovePicker;
@@ -66,15 +65,15 @@ const DRAW: i32 = 0;
 const NO_EVAL: i32 = -32768;
 
 /// What a search thread keeps from one search to the next: move-ordering statistics, and the
-/// pawn structure cache.
+/// evaluation with its buffers and caches.
 struct ThreadState {
     history: History,
-    pawns: PawnCache,
+    evaluator: Evaluator,
 }
 
 impl ThreadState {
-    fn new() -> Box<ThreadState> {
-        Box::new(ThreadState { history: History::new(), pawns: PawnCache::new() })
+    fn new(evaluation: &Evaluation) -> Box<ThreadState> {
+        Box::new(ThreadState { history: History::new(), evaluator: Evaluator::new(evaluation) })
     }
 }
 
@@ -135,13 +134,13 @@ pub struct RootMove {
     pub nodes: u64,
 }
 
-/// What every search thread of one search reads: the table, the control flags, the network,
+/// What every search thread of one search reads: the table, the control flags, the evaluation,
 /// the endgame tablebases.
 #[derive(Clone, Copy)]
 struct Shared<'a> {
     tt: &'a TranspositionTable,
     control: &'a Control,
-    network: Option<&'a Network>,
+    evaluation: &'a Evaluation,
     tablebases: Option<(&'a Tablebases, ProbeSettings)>,
 }
 
@@ -153,10 +152,6 @@ struct Worker<'a> {
     board: Board,
     tt: &'a TranspositionTable,
     control: &'a Control,
-    /// The network evaluates when there is one, with an accumulator per ply of the line
-    /// (updated as moves are made); otherwise the hand-crafted evaluation.
-    network: Option<&'a Network>,
-    accumulators: Vec<Accumulator>,
     /// The tables the search probes, with the rules for when; `None` once the root itself is
     /// in the tables (its moves are then chosen by them).
     tablebases: Option<(&'a Tablebases, ProbeSettings)>,
@@ -195,17 +190,12 @@ impl<'a> Worker<'a> {
         limits: Limits,
         time: TimeManager,
     ) -> Worker<'a> {
-        let accumulators = match shared.network {
-            Some(net) => vec![Accumulator::new(net, &board); MAX_PLY + 2],
-            None => Vec::new(),
-        };
+        state.evaluator.start(shared.evaluation, &board);
         Worker {
             id,
             board,
             tt: shared.tt,
             control: shared.control,
-            network: shared.network,
-            accumulators,
             tablebases: shared.tablebases,
             root_wdl: None,
             state,
@@ -500,7 +490,7 @@ impl<'a> Worker<'a> {
                 return DRAW;
             }
             if ply >= MAX_PLY {
-                return self.evaluate(ply);
+                return self.evaluate();
             }
             // Mate distance pruning: no line from here can beat a mate already found closer
             // to the root, nor be worse than being mated here.
@@ -554,7 +544,7 @@ impl<'a> Worker<'a> {
         }
 
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
-        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry, ply) };
+        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry) };
         self.stack[ply].static_eval = static_eval;
         // Whether our position is better than on our previous move: if not, prune harder.
         let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].static_eval;
@@ -763,7 +753,7 @@ impl<'a> Worker<'a> {
             return DRAW;
         }
         if ply >= MAX_PLY {
-            return self.evaluate(ply);
+            return self.evaluate();
         }
         let entry = self.tt.probe(self.board.key());
         if let Some(e) = entry {
@@ -774,7 +764,7 @@ impl<'a> Worker<'a> {
         }
 
         let in_check = self.board.in_check();
-        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry, ply) };
+        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry) };
         let mut best_score = -INFINITY;
         if !in_check {
             best_score = static_eval;
@@ -820,32 +810,29 @@ impl<'a> Worker<'a> {
     }
 
     /// Every move the search makes goes through here, so that what follows a move (the board,
-    /// the stack's record of the line) is kept in one place.
+    /// the evaluation, the stack's record of the line) is kept in one place.
     #[inline(always)]
     fn make_move(&mut self, mv: Move, ply: usize) {
         self.stack[ply].current_move = mv;
-        if let Some(net) = self.network {
-            let (done, next) = self.accumulators.split_at_mut(ply + 1);
-            done[ply].play_into(&mut next[0], net, &self.board, mv);
-        }
+        self.state.evaluator.push(&self.board, mv);
         self.board.make_move(mv);
     }
 
     #[inline(always)]
     fn unmake_move(&mut self) {
         self.board.unmake_move();
+        self.state.evaluator.pop();
     }
 
     fn make_null_move(&mut self, ply: usize) {
         self.stack[ply].current_move = Move::NONE;
-        if self.network.is_some() {
-            self.accumulators[ply + 1] = self.accumulators[ply];
-        }
+        self.state.evaluator.push_null();
         self.board.make_null_move();
     }
 
     fn unmake_null_move(&mut self) {
         self.board.unmake_null_move();
+        self.state.evaluator.pop();
     }
 
     /// Records what the search of root move `mv` found: its score and line when it is the
@@ -868,30 +855,16 @@ impl<'a> Worker<'a> {
     }
 
     /// The static evaluation, from the table when an earlier visit saved it.
-    fn static_eval(&mut self, entry: Option<TtEntry>, ply: usize) -> i32 {
+    fn static_eval(&mut self, entry: Option<TtEntry>) -> i32 {
         match entry {
             Some(e) if e.eval != NO_EVAL => e.eval,
-            _ => self.evaluate(ply),
+            _ => self.evaluate(),
         }
     }
 
-    /// The position's evaluation for the side to move: the network's, from this ply's
-    /// accumulators (scaled in drawish endings), or the hand-crafted one.
-    fn evaluate(&mut self, ply: usize) -> i32 {
-        match self.network {
-            Some(net) => {
-                let acc = &self.accumulators[ply];
-                // Tests build with debug assertions: there, every so often, the incremental
-                // accumulators must equal freshly computed ones.
-                debug_assert!(
-                    !self.nodes.is_multiple_of(61) || *acc == Accumulator::new(net, &self.board),
-                    "incremental accumulators differ from fresh ones in {}",
-                    self.board.to_fen()
-                );
-                crate::eval::scale_network(&self.board, acc.evaluate(net, self.board.side_to_move()))
-            }
-            None => evaluate(&self.board, &mut self.state.pawns),
-        }
+    /// The position's evaluation for the side to move.
+    fn evaluate(&mut self) -> i32 {
+        self.state.evaluator.evaluate(&self.board)
     }
 
     fn store(&self, mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, ply: usize) {
@@ -1006,6 +979,11 @@ mod tests {
     fn search_with_threads(fen: &str, limits: Limits, threads: usize) -> (Vec<Info>, Option<Move>) {
         let mut searcher = Searcher::new(16);
         searcher.set_threads(threads);
+        run(&mut searcher, fen, limits)
+    }
+
+    /// One search by `searcher`: what it reported and the move it chose.
+    fn run(searcher: &mut Searcher, fen: &str, limits: Limits) -> (Vec<Info>, Option<Move>) {
         let (tx, rx) = mpsc::channel();
         searcher.start(Board::from_fen(fen).unwrap(), limits, Box::new(move |r| tx.send(r).unwrap()));
         searcher.wait();
@@ -1032,13 +1010,36 @@ mod tests {
         let network = Arc::new(crate::eval::nnue::random_network(crate::eval::nnue::Activation::SCReLU, 7));
         for fen in &crate::bench::POSITIONS[8..12] {
             let mut searcher = Searcher::new(4);
-            searcher.set_network(Some(Arc::clone(&network)));
-            let (tx, rx) = mpsc::channel();
-            let limits = Limits { depth: Some(6), ..Limits::default() };
-            searcher.start(Board::from_fen(fen).unwrap(), limits, Box::new(move |r| tx.send(r).unwrap()));
-            searcher.wait();
-            assert!(rx.try_iter().any(|r| matches!(r, Report::BestMove { best: Some(_), .. })), "{fen}");
+            searcher.set_evaluation(Evaluation::Network(Arc::clone(&network)));
+            let (infos, best) = run(&mut searcher, fen, depth(6));
+            assert!(best.is_some() && !infos.is_empty(), "{fen}");
         }
+    }
+
+    /// The same search threads serve either evaluation in turn: switching to the hand-crafted
+    /// evaluation and back gives the search a fresh network's search gives, node for node, and
+    /// the two evaluations search differently.
+    #[test]
+    fn one_evaluator_serves_both_evaluations() {
+        let network =
+            Evaluation::Network(Arc::new(crate::eval::nnue::random_network(crate::eval::nnue::Activation::SCReLU, 3)));
+        let fen = crate::bench::POSITIONS[3];
+        let summary = |(infos, best): (Vec<Info>, Option<Move>)| {
+            let last = infos.last().unwrap();
+            (last.nodes, last.score, best)
+        };
+        let mut fresh = Searcher::new(4);
+        fresh.set_evaluation(network.clone());
+        let expected = summary(run(&mut fresh, fen, depth(7)));
+
+        let mut switched = Searcher::new(4);
+        switched.set_evaluation(network.clone());
+        run(&mut switched, crate::bench::POSITIONS[5], depth(5));
+        switched.set_evaluation(Evaluation::HandCrafted);
+        let hand_crafted = summary(run(&mut switched, fen, depth(7)));
+        switched.set_evaluation(network);
+        assert_eq!(summary(run(&mut switched, fen, depth(7))), expected);
+        assert_ne!(hand_crafted, expected);
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod packed;
 pub mod train;
 
 use crate::board::Board;
+use crate::eval::Evaluation;
 use crate::eval::nnue::{Activation, Network};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -128,10 +129,10 @@ pub fn run(command: Command) -> Result<(), String> {
             hand_crafted,
         } => {
             let max_time = max_minutes.map(|m| Duration::from_secs_f64(m.max(0.0) * 60.0));
-            let network = match net {
-                Some(path) => Some(read_network(&path)?),
-                None if hand_crafted => None,
-                None => Some(crate::eval::nnue::embedded()),
+            let evaluation = match net {
+                Some(path) => Evaluation::Network(read_network(&path)?),
+                None if hand_crafted => Evaluation::HandCrafted,
+                None => Evaluation::embedded(),
             };
             let hard_nodes = hard_nodes.unwrap_or(nodes.saturating_mul(20)).max(nodes);
             datagen::run(&datagen::Options {
@@ -144,7 +145,7 @@ pub fn run(command: Command) -> Result<(), String> {
                 openings,
                 per_game,
                 max_time,
-                network,
+                evaluation,
             })
             .map(|_| ())
         }

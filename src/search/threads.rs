@@ -9,7 +9,7 @@ use super::time::TimeManager;
 use super::tt::TranspositionTable;
 use super::{Limits, Report, Shared, Worker};
 use crate::board::Board;
-use crate::eval::nnue::Network;
+use crate::eval::Evaluation;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -40,12 +40,11 @@ pub type Reporter = Box<dyn FnMut(Report) + Send>;
 /// Runs searches on background threads; the caller stays free to read input and to stop them.
 pub struct Searcher {
     tt: Arc<TranspositionTable>,
-    /// The evaluation network (the built-in one unless set otherwise); `None` for the
-    /// hand-crafted evaluation.
-    network: Option<Arc<Network>>,
+    /// The evaluation (the built-in network unless set otherwise).
+    evaluation: Evaluation,
     /// The evaluation whose static evaluations the table holds: a search that evaluates
     /// otherwise clears the table first.
-    table_network: Option<Arc<Network>>,
+    table_evaluation: Evaluation,
     tablebases: Option<Arc<Tablebases>>,
     probe: ProbeSettings,
     /// Each thread's learning (see `ThreadState`), kept between searches; it travels with the
@@ -98,11 +97,11 @@ impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
         Searcher {
             tt: Arc::new(TranspositionTable::new(hash_mb).unwrap_or_else(TranspositionTable::minimal)),
-            network: Some(crate::eval::nnue::embedded()),
-            table_network: Some(crate::eval::nnue::embedded()),
+            evaluation: Evaluation::embedded(),
+            table_evaluation: Evaluation::embedded(),
             tablebases: None,
             probe: ProbeSettings::default(),
-            states: vec![ThreadState::new()],
+            states: vec![ThreadState::new(&Evaluation::embedded())],
             threads: 1,
             control: Arc::new(Control {
                 stop: AtomicBool::new(false),
@@ -136,21 +135,21 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.wait();
         self.tt.clear();
-        self.states = (0..self.threads).map(|_| ThreadState::new()).collect();
+        self.states = (0..self.threads).map(|_| ThreadState::new(&self.evaluation)).collect();
     }
 
     pub fn set_threads(&mut self, threads: usize) {
         self.wait();
         self.threads = threads.clamp(1, MAX_THREADS);
-        self.states.resize_with(self.threads, ThreadState::new);
+        self.states.resize_with(self.threads, || ThreadState::new(&self.evaluation));
     }
 
-    /// Evaluates with `network` from now on (the hand-crafted evaluation with `None`). The
-    /// table's saved evaluations belong to the old evaluation, so it is cleared.
-    pub fn set_network(&mut self, network: Option<Arc<Network>>) {
+    /// Evaluates with `evaluation` from now on. The table's saved evaluations belong to the
+    /// old evaluation, so it is cleared.
+    pub fn set_evaluation(&mut self, evaluation: Evaluation) {
+        self.evaluation = evaluation;
+        self.table_evaluation = self.evaluation.clone();
         self.clear();
-        self.table_network.clone_from(&network);
-        self.network = network;
     }
 
     /// Probes these tables from now on (none with `None`).
@@ -188,15 +187,15 @@ impl Searcher {
         let time = TimeManager::new(&limits, self.move_overhead);
         // A level plays with the hand-crafted evaluation: its calibration against Stockfish's
         // scale (`strength.rs`) was measured with it.
-        let network = if limits.strength.is_some() { None } else { self.network.clone() };
-        if network.as_ref().map(Arc::as_ptr) != self.table_network.as_ref().map(Arc::as_ptr) {
+        let evaluation = if limits.strength.is_some() { Evaluation::HandCrafted } else { self.evaluation.clone() };
+        if !evaluation.same_as(&self.table_evaluation) {
             self.tt.clear();
-            self.table_network.clone_from(&network);
+            self.table_evaluation = evaluation.clone();
         }
         self.handle = Some(std::thread::spawn(move || {
             let (main_state, helper_states) = states.split_first_mut().expect("at least one thread");
             let tablebases = tablebases.as_deref().map(|tables| (tables, probe));
-            let shared = Shared { tt: &tt, control: &control, network: network.as_deref(), tablebases };
+            let shared = Shared { tt: &tt, control: &control, evaluation: &evaluation, tablebases };
             std::thread::scope(|scope| {
                 // A limited strength is a level of the single-threaded search: helpers would
                 // make it stronger, and its moves no longer repeatable under a fixed seed.
@@ -239,7 +238,9 @@ impl Searcher {
     /// Blocks until the running search (if any) has finished and reported.
     pub fn wait(&mut self) {
         if let Some(handle) = self.handle.take() {
-            self.states = handle.join().unwrap_or_else(|_| (0..self.threads).map(|_| ThreadState::new()).collect());
+            let evaluation = &self.evaluation;
+            self.states =
+                handle.join().unwrap_or_else(|_| (0..self.threads).map(|_| ThreadState::new(evaluation)).collect());
         }
     }
 }

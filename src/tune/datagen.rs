@@ -10,7 +10,7 @@
 
 use super::packed::{self, Record};
 use crate::board::{Board, GameResult, Move};
-use crate::eval::nnue::Network;
+use crate::eval::Evaluation;
 use crate::movegen::legal_moves;
 use crate::search::{Limits, Report, Score, Searcher};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
@@ -18,7 +18,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// Random plies played after the opening position, at least and at most.
@@ -47,8 +47,8 @@ pub struct Options {
     pub per_game: usize,
     /// Start no new game after this long.
     pub max_time: Option<Duration>,
-    /// The network the games are played with (the hand-crafted evaluation without one).
-    pub network: Option<Arc<Network>>,
+    /// The evaluation the games are played with.
+    pub evaluation: Evaluation,
 }
 
 pub struct Game {
@@ -108,7 +108,7 @@ pub fn run(options: &Options) -> Result<Summary, String> {
         for _ in 0..options.threads.max(1) {
             scope.spawn(|| {
                 let mut searcher = Searcher::new(HASH_MB);
-                searcher.set_network(options.network.clone());
+                searcher.set_evaluation(options.evaluation.clone());
                 loop {
                     if options.max_time.is_some_and(|limit| start.elapsed() >= limit) {
                         break;
@@ -304,7 +304,7 @@ mod tests {
             openings,
             per_game: 6,
             max_time: None,
-            network: None,
+            evaluation: Evaluation::HandCrafted,
         };
         let summary = run(&options).unwrap();
         assert_eq!(summary.games, 3);
