@@ -308,7 +308,7 @@ impl Engine {
     /// Evaluates from now on with the network in the file at `path` (the built-in one when
     /// `path` is empty), or with the hand-crafted evaluation when `use_nnue` is off. The file is
     /// read either way, so that a bad one is reported when it is named: one that cannot be read
-    /// or is not a network of this build's shape is an error, and evaluation and settings stay
+    /// or is not a network this build can evaluate is an error, and evaluation and settings stay
     /// as they were.
     fn set_evaluation(&mut self, use_nnue: bool, path: String) -> Result<(), EngineError> {
         self.finish_search();
@@ -316,7 +316,7 @@ impl Engine {
             nnue::embedded()
         } else {
             let error = |reason: String| EngineError::Network { path: path.clone(), reason };
-            let bytes = read_limited(&path, nnue::FILE_SIZE as u64).map_err(error)?;
+            let bytes = read_limited(&path, nnue::MAX_FILE_SIZE as u64).map_err(error)?;
             Arc::new(Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?)
         };
         self.searcher.set_evaluation(if use_nnue { Evaluation::Network(network) } else { Evaluation::HandCrafted });

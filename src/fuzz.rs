@@ -147,7 +147,7 @@ fn network(input: &[u8]) {
     for fen in &crate::bench::POSITIONS[..4] {
         let board = Board::from_fen(fen).expect("bench positions are valid");
         let from_scratch = net.evaluate(&board);
-        let accumulated = Accumulator::new(&net, &board).evaluate(&net, board.side_to_move());
+        let accumulated = Accumulator::new(&net, &board).evaluate(&net, board.side_to_move(), board.piece_count());
         assert_eq!(from_scratch, accumulated, "both ways of evaluating agree");
     }
 }

@@ -1,10 +1,11 @@
 //! The evaluation as the search sees it: one object per search thread that follows the line
 //! being searched (`push` a move, `pop` it) and scores its last position. Whether a network or
 //! the hand-crafted evaluation answers, and whatever state that takes (the network's
-//! accumulators, one per ply; the hand-crafted evaluation's pawn cache), stays in here, so the
-//! search neither knows nor branches on which evaluation it serves.
+//! accumulators, one per ply, and its refresh cache; the hand-crafted evaluation's pawn
+//! cache), stays in here, so the search neither knows nor branches on which evaluation it
+//! serves.
 
-use super::nnue::{Accumulator, Network};
+use super::nnue::{Accumulator, Network, RefreshCache};
 use super::{PawnCache, evaluate, scale_network};
 use crate::board::{Board, Move};
 use std::sync::Arc;
@@ -51,6 +52,7 @@ enum State {
         network: Arc<Network>,
         stack: Box<[Accumulator]>,
         top: usize,
+        cache: RefreshCache,
     },
     HandCrafted {
         pawns: PawnCache,
@@ -67,6 +69,7 @@ impl Evaluator {
                     network: Arc::clone(network),
                     stack: vec![root; STACK_SIZE].into_boxed_slice(),
                     top: 0,
+                    cache: RefreshCache::new(network),
                 }
             }
             Evaluation::HandCrafted => State::HandCrafted { pawns: PawnCache::new() },
@@ -78,9 +81,11 @@ impl Evaluator {
     /// when the evaluation is the one it had.
     pub fn start(&mut self, evaluation: &Evaluation, board: &Board) {
         match (&mut self.state, evaluation) {
-            (State::Network { network, stack, top }, Evaluation::Network(wanted)) if Arc::ptr_eq(network, wanted) => {
+            (State::Network { network, stack, top, .. }, Evaluation::Network(wanted))
+                if Arc::ptr_eq(network, wanted) =>
+            {
                 *top = 0;
-                stack[0].refresh(network, board);
+                stack[0] = Accumulator::new(network, board);
             }
             (State::HandCrafted { .. }, Evaluation::HandCrafted) => {}
             _ => {
@@ -93,9 +98,9 @@ impl Evaluator {
     /// `mv` is about to be played on `board`: what the position after it needs.
     #[inline(always)]
     pub fn push(&mut self, board: &Board, mv: Move) {
-        if let State::Network { network, stack, top } = &mut self.state {
+        if let State::Network { network, stack, top, cache } = &mut self.state {
             let (done, next) = stack.split_at_mut(*top + 1);
-            done[*top].play_into(&mut next[0], network, board, mv);
+            done[*top].play_into(&mut next[0], network, board, mv, cache);
             *top += 1;
         }
     }
@@ -120,7 +125,7 @@ impl Evaluator {
     pub fn evaluate(&mut self, board: &Board) -> i32 {
         self.evaluations += 1;
         match &mut self.state {
-            State::Network { network, stack, top } => {
+            State::Network { network, stack, top, .. } => {
                 let acc = &stack[*top];
                 // Tests build with debug assertions: there, every so often, the incremental
                 // accumulators must equal freshly computed ones.
@@ -129,7 +134,7 @@ impl Evaluator {
                     "incremental accumulators differ from fresh ones in {}",
                     board.to_fen()
                 );
-                scale_network(board, acc.evaluate(network, board.side_to_move()))
+                scale_network(board, acc.evaluate(network, board.side_to_move(), board.piece_count()))
             }
             State::HandCrafted { pawns } => evaluate(board, pawns),
         }

@@ -2,33 +2,47 @@
 //! first layer is updated incrementally as moves change a few pieces instead of being
 //! recomputed.
 //!
-//! Architecture (v1): each side's view of the board is 768 binary inputs, one per (own or
-//! enemy piece, kind, square), with the board flipped top to bottom for Black so that both
-//! sides see their own pieces advancing up the board. One shared layer of `HIDDEN` neurons
-//! turns each view into an accumulator; the output is the activated side-to-move accumulator
-//! followed by the other side's, times the output weights, plus a bias, scaled to centipawns.
-//! The activation is a file header choice: CReLU (clamp to [0, 1]) or SCReLU (clamped, then
-//! squared).
+//! Architecture: each side sees the board from its own end (flipped top to bottom for Black)
+//! as binary inputs, one per (own or enemy piece, kind, square) in the block of its king's
+//! bucket (`shape`: the king's square picks one of the network's blocks of 768 inputs, and
+//! with mirroring a king on files e-h sees the board reflected). One shared layer of `HIDDEN`
+//! neurons turns each side's inputs into an accumulator; the output is the activated side to
+//! move's accumulator followed by the other side's, times the output weights of the position's
+//! output bucket (chosen by the number of pieces), plus that bucket's bias, scaled to
+//! centipawns. The activation is CReLU (clamp to [0, 1]) or SCReLU (clamped, then squared).
 //!
 //! Arithmetic is integer: feature weights and biases are i16 scaled by `QA` (1.0 is 255),
-//! output weights i16 scaled by `QB` (1.0 is 128), the output bias i32 scaled by `QA * QB`. The
+//! output weights i16 scaled by `QB` (1.0 is 128), output biases i32 scaled by `QA * QB`. The
 //! accumulators add and subtract with wrapping, as the vector units do, so updating a position
-//! incrementally gives exactly the numbers recomputing it gives, whatever the weights.
+//! incrementally gives exactly the numbers recomputing it gives, whatever the weights. A move
+//! that changes what a side's inputs mean (its king into another bucket or across the mirror
+//! line) refreshes that side from a `RefreshCache`.
 //!
-//! File format (all little-endian, `HEADER_SIZE` + parameters, nothing after them):
+//! File format (all little-endian, `HEADER_SIZE` + parameters, nothing after them), with K
+//! king buckets, hidden size H and O output buckets:
 //!
-//! | offset | size          | contents                                                        |
-//! |--------|---------------|-----------------------------------------------------------------|
-//! | 0      | 8             | magic `SNTLNNUE`                                                |
-//! | 8      | 4             | format version (u32, `VERSION`)                                 |
-//! | 12     | 4             | hidden size H (u32; must equal this build's `HIDDEN`)          |
-//! | 16     | 4             | activation (u32: 0 CReLU, 1 SCReLU)                             |
-//! | 20     | 768 · H · 2   | feature weights, i16, one row of H per input (`feature_index`)  |
-//! |        | H · 2         | feature biases, i16                                             |
-//! |        | 2 · H · 2     | output weights, i16: H for the side to move, then H for the other |
-//! |        | 4             | output bias, i32                                                |
+//! | offset | size          | contents                                                         |
+//! |--------|---------------|------------------------------------------------------------------|
+//! | 0      | 8             | magic `SNTLNNUE`                                                 |
+//! | 8      | 4             | format version (u32, `VERSION`)                                  |
+//! | 12     | 80            | the shape (`Shape::to_bytes`): H, activation, O, mirroring, the king bucket of each square |
+//! | 92     | K · 768 · H · 2 | feature weights, i16, one row of H per input (`View::index`) |
+//! |        | H · 2         | feature biases, i16                                              |
+//! |        | O · 2 · H · 2 | output weights, i16, per output bucket: H for the side to move, then H for the other |
+//! |        | O · 4         | output biases, i32                                               |
 //!
-//! Output weights must lie within ±`MAX_OUTPUT_WEIGHT`, which keeps SCReLU's products in range.
+//! H must be this build's `HIDDEN`; the rest of the shape is read from the file. Version 2
+//! files (a 20-byte header: magic, version, H, activation; one king bucket, one output bucket)
+//! are the shape the first networks had, and still load. Output weights must lie within
+//! ±`MAX_OUTPUT_WEIGHT`, which keeps SCReLU's products in range.
+
+mod shape;
+
+#[cfg(test)]
+pub use shape::KingBuckets;
+#[cfg(test)]
+pub use shape::quartered;
+pub use shape::{Activation, MAX_KING_BUCKETS, MAX_OUTPUT_BUCKETS, PIECE_INPUTS, SHAPE_BYTES, Shape, View};
 
 use crate::board::{Board, Castling, Color, Move, Piece, PieceKind, Square, flag};
 use std::fmt;
@@ -44,9 +58,8 @@ pub fn embedded() -> Arc<Network> {
     Arc::clone(&EMBEDDED)
 }
 
-/// Inputs per perspective: 2 sides × 6 kinds × 64 squares.
-pub const INPUTS: usize = 768;
-/// Neurons in the hidden layer (per perspective).
+/// Neurons in the hidden layer (per side): fixed at build time so that the accumulators are
+/// arrays the vector loops know the length of.
 pub const HIDDEN: usize = 256;
 /// The quantised value of 1.0 in the accumulators: activations are clamped to [0, QA].
 pub const QA: i32 = 255;
@@ -61,39 +74,20 @@ pub const MAX_OUTPUT_WEIGHT: i16 = 127;
 pub const MAX_EVAL: i32 = 20_000;
 
 pub const MAGIC: &[u8; 8] = b"SNTLNNUE";
-pub const VERSION: u32 = 2;
-pub const HEADER_SIZE: usize = 20;
-/// Bytes of a whole file for this build's `HIDDEN`.
-pub const FILE_SIZE: usize = HEADER_SIZE + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4;
+pub const VERSION: u32 = 3;
+pub const HEADER_SIZE: usize = 12 + SHAPE_BYTES;
+/// The format before the header recorded the shape (see the module comment).
+const PLAIN_VERSION: u32 = 2;
+const PLAIN_HEADER_SIZE: usize = 20;
+/// The largest network file this build reads: the most king and output buckets a shape may
+/// have at this build's `HIDDEN`.
+pub const MAX_FILE_SIZE: usize =
+    HEADER_SIZE + parameter_bytes(MAX_KING_BUCKETS * PIECE_INPUTS, HIDDEN, MAX_OUTPUT_BUCKETS);
 
-/// How a hidden neuron's value is squashed before the output layer.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[cfg_attr(feature = "tune", derive(clap::ValueEnum))]
-pub enum Activation {
-    /// Clipped ReLU: clamp to [0, 1].
-    #[cfg_attr(feature = "tune", value(name = "crelu"))]
-    CReLU = 0,
-    /// Squared clipped ReLU: clamp to [0, 1], then square.
-    #[cfg_attr(feature = "tune", value(name = "screlu"))]
-    SCReLU = 1,
-}
-
-impl Activation {
-    fn from_code(code: u32) -> Option<Activation> {
-        match code {
-            0 => Some(Activation::CReLU),
-            1 => Some(Activation::SCReLU),
-            _ => None,
-        }
-    }
-}
-
-/// The input a piece on a square sets, seen from `perspective`'s side.
-#[inline]
-pub fn feature_index(perspective: Color, piece: Piece, sq: Square) -> usize {
-    let side = (piece.color() != perspective) as usize;
-    let flip = if perspective == Color::White { 0 } else { 56 };
-    side * 384 + (piece.kind().index() - 1) * 64 + (sq.index64() ^ flip)
+/// Bytes of the quantised parameters of a network with `inputs` inputs per side, `hidden`
+/// neurons and `outputs` output buckets.
+const fn parameter_bytes(inputs: usize, hidden: usize, outputs: usize) -> usize {
+    2 * (inputs * hidden + hidden + outputs * 2 * hidden) + 4 * outputs
 }
 
 /// Why a network file was refused.
@@ -101,8 +95,12 @@ pub fn feature_index(perspective: Color, piece: Piece, sq: Square) -> usize {
 pub enum NetError {
     BadMagic,
     Version { found: u32 },
-    HiddenSize { found: u32 },
+    HiddenSize { found: usize },
     Activation { found: u32 },
+    OutputBuckets { found: u32 },
+    Mirroring { found: u32 },
+    UnusedKingBucket { bucket: usize },
+    AsymmetricKingBuckets { square: Square },
     Truncated { expected: usize, got: usize },
     TooLong { expected: usize, got: usize },
     OutputWeight { index: usize, value: i16 },
@@ -113,12 +111,22 @@ impl fmt::Display for NetError {
         match *self {
             NetError::BadMagic => write!(f, "not a Sentinel network file (bad magic)"),
             NetError::Version { found } => {
-                write!(f, "network format version {found}; this build reads version {VERSION}")
+                write!(f, "network format version {found}; this build reads versions {PLAIN_VERSION} and {VERSION}")
             }
             NetError::HiddenSize { found } => {
                 write!(f, "network has {found} hidden neurons; this build is made for {HIDDEN}")
             }
             NetError::Activation { found } => write!(f, "unknown activation code {found} (0 CReLU, 1 SCReLU)"),
+            NetError::OutputBuckets { found } => {
+                write!(f, "network has {found} output buckets; this build reads 1 to {MAX_OUTPUT_BUCKETS}")
+            }
+            NetError::Mirroring { found } => write!(f, "unknown king mirroring code {found} (0 none, 1 horizontal)"),
+            NetError::UnusedKingBucket { bucket } => {
+                write!(f, "king bucket {bucket} is on no square (buckets are numbered from 0 without gaps)")
+            }
+            NetError::AsymmetricKingBuckets { square } => {
+                write!(f, "king buckets are mirrored but {square} is not in its mirror square's bucket")
+            }
             NetError::Truncated { expected, got } => {
                 write!(f, "network file truncated: expected {expected} bytes, got {got}")
             }
@@ -137,35 +145,40 @@ impl std::error::Error for NetError {}
 /// The quantised network's parameters.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
-    activation: Activation,
-    /// One row per input (`INPUTS` rows), on the heap.
+    shape: Shape,
+    /// One row per input (`shape.inputs()` rows), on the heap.
     feature_weights: Box<[[i16; HIDDEN]]>,
     feature_bias: [i16; HIDDEN],
-    /// `[0]` weighs the side to move's accumulator, `[1]` the other side's.
-    output_weights: [[i16; HIDDEN]; 2],
-    output_bias: i32,
+    /// Per output bucket: `[0]` weighs the side to move's accumulator, `[1]` the other side's.
+    output_weights: Box<[[[i16; HIDDEN]; 2]]>,
+    output_bias: Box<[i32]>,
 }
 
 impl fmt::Debug for Network {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "Network({:?}, {HIDDEN} hidden, output bias {})", self.activation, self.output_bias)
+        write!(f, "Network({}, output biases {:?})", self.shape, self.output_bias)
     }
 }
 
 impl Network {
-    /// A network from its quantised parameters: `feature_weights` row by row (`INPUTS` × `HIDDEN`),
-    /// `output_weights` the side to move's `HIDDEN` then the other side's.
+    /// A network from its quantised parameters: `feature_weights` row by row
+    /// (`shape.inputs()` × `HIDDEN`), `output_weights` per output bucket the side to move's
+    /// `HIDDEN` then the other side's, one output bias per bucket.
     pub fn from_parts(
-        activation: Activation,
+        shape: Shape,
         feature_weights: &[i16],
         feature_bias: &[i16],
         output_weights: &[i16],
-        output_bias: i32,
+        output_bias: &[i32],
     ) -> Result<Network, NetError> {
+        if shape.hidden != HIDDEN {
+            return Err(NetError::HiddenSize { found: shape.hidden });
+        }
         let sizes = [
-            (feature_weights.len(), INPUTS * HIDDEN),
+            (feature_weights.len(), shape.inputs() * HIDDEN),
             (feature_bias.len(), HIDDEN),
-            (output_weights.len(), 2 * HIDDEN),
+            (output_weights.len(), shape.output_buckets * 2 * HIDDEN),
+            (output_bias.len(), shape.output_buckets),
         ];
         for (got, expected) in sizes {
             if got < expected {
@@ -178,18 +191,19 @@ impl Network {
             return Err(NetError::OutputWeight { index, value });
         }
         let mut net = Network {
-            activation,
-            feature_weights: vec![[0; HIDDEN]; INPUTS].into_boxed_slice(),
+            shape,
+            feature_weights: vec![[0; HIDDEN]; shape.inputs()].into_boxed_slice(),
             feature_bias: [0; HIDDEN],
-            output_weights: [[0; HIDDEN]; 2],
-            output_bias,
+            output_weights: vec![[[0; HIDDEN]; 2]; shape.output_buckets].into_boxed_slice(),
+            output_bias: output_bias.into(),
         };
         for (row, values) in net.feature_weights.iter_mut().zip(feature_weights.chunks_exact(HIDDEN)) {
             row.copy_from_slice(values);
         }
         net.feature_bias.copy_from_slice(feature_bias);
-        net.output_weights[0].copy_from_slice(&output_weights[..HIDDEN]);
-        net.output_weights[1].copy_from_slice(&output_weights[HIDDEN..]);
+        for (row, values) in net.output_weights.iter_mut().flatten().zip(output_weights.chunks_exact(HIDDEN)) {
+            row.copy_from_slice(values);
+        }
         Ok(net)
     }
 
@@ -198,57 +212,178 @@ impl Network {
         if bytes.len() >= MAGIC.len() && &bytes[..MAGIC.len()] != MAGIC {
             return Err(NetError::BadMagic);
         }
-        if bytes.len() < HEADER_SIZE {
-            return Err(NetError::Truncated { expected: HEADER_SIZE, got: bytes.len() });
-        }
         let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-        let (version, hidden, activation) = (word(8), word(12), word(16));
-        if version != VERSION {
-            return Err(NetError::Version { found: version });
+        let header_size = match bytes.len() {
+            len if len < 12 => return Err(NetError::Truncated { expected: HEADER_SIZE, got: len }),
+            _ if word(8) == PLAIN_VERSION => PLAIN_HEADER_SIZE,
+            _ if word(8) == VERSION => HEADER_SIZE,
+            _ => return Err(NetError::Version { found: word(8) }),
+        };
+        if bytes.len() < header_size {
+            return Err(NetError::Truncated { expected: header_size, got: bytes.len() });
         }
-        if hidden as usize != HIDDEN {
-            return Err(NetError::HiddenSize { found: hidden });
+        let shape = if header_size == HEADER_SIZE {
+            let mut shape = [0; SHAPE_BYTES];
+            shape.copy_from_slice(&bytes[12..HEADER_SIZE]);
+            Shape::from_bytes(&shape)?
+        } else {
+            let activation = Activation::from_code(word(16)).ok_or(NetError::Activation { found: word(16) })?;
+            Shape::plain(word(12) as usize, activation)
+        };
+        if shape.hidden != HIDDEN {
+            return Err(NetError::HiddenSize { found: shape.hidden });
         }
-        let activation = Activation::from_code(activation).ok_or(NetError::Activation { found: activation })?;
-        if bytes.len() < FILE_SIZE {
-            return Err(NetError::Truncated { expected: FILE_SIZE, got: bytes.len() });
+        let outputs = shape.output_buckets;
+        let size = header_size + parameter_bytes(shape.inputs(), HIDDEN, outputs);
+        if bytes.len() < size {
+            return Err(NetError::Truncated { expected: size, got: bytes.len() });
         }
-        if bytes.len() > FILE_SIZE {
-            return Err(NetError::TooLong { expected: FILE_SIZE, got: bytes.len() });
+        if bytes.len() > size {
+            return Err(NetError::TooLong { expected: size, got: bytes.len() });
         }
-        let mut words = bytes[HEADER_SIZE..FILE_SIZE - 4].chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]]));
-        let feature_weights: Vec<i16> = words.by_ref().take(INPUTS * HIDDEN).collect();
+        let biases_at = size - 4 * outputs;
+        let mut words = bytes[header_size..biases_at].chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]]));
+        let feature_weights: Vec<i16> = words.by_ref().take(shape.inputs() * HIDDEN).collect();
         let feature_bias: Vec<i16> = words.by_ref().take(HIDDEN).collect();
         let output_weights: Vec<i16> = words.collect();
-        let output_bias = word(FILE_SIZE - 4) as i32;
-        Network::from_parts(activation, &feature_weights, &feature_bias, &output_weights, output_bias)
+        let output_bias: Vec<i32> = (biases_at..size).step_by(4).map(|at| word(at) as i32).collect();
+        Network::from_parts(shape, &feature_weights, &feature_bias, &output_weights, &output_bias)
     }
 
     #[cfg(any(test, feature = "tune"))]
     /// The network as a file (see the module comment for the format).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(FILE_SIZE);
+        let size = HEADER_SIZE + parameter_bytes(self.shape.inputs(), HIDDEN, self.shape.output_buckets);
+        let mut bytes = Vec::with_capacity(size);
         bytes.extend_from_slice(MAGIC);
-        for word in [VERSION, HIDDEN as u32, self.activation as u32] {
-            bytes.extend_from_slice(&word.to_le_bytes());
-        }
-        let rows = self.feature_weights.iter().chain([&self.feature_bias]).chain(&self.output_weights);
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.extend_from_slice(&self.shape.to_bytes());
+        let rows = self.feature_weights.iter().chain([&self.feature_bias]).chain(self.output_weights.iter().flatten());
         for value in rows.flatten() {
             bytes.extend_from_slice(&value.to_le_bytes());
         }
-        bytes.extend_from_slice(&self.output_bias.to_le_bytes());
+        for bias in &self.output_bias {
+            bytes.extend_from_slice(&bias.to_le_bytes());
+        }
         bytes
+    }
+
+    #[cfg(test)]
+    pub fn shape(&self) -> &Shape {
+        &self.shape
     }
 
     #[cfg(any(test, feature = "tune", feature = "fuzz"))]
     /// The evaluation of `board` for the side to move, computing the accumulators afresh.
     pub fn evaluate(&self, board: &Board) -> i32 {
-        Accumulator::new(self, board).evaluate(self, board.side_to_move())
+        Accumulator::new(self, board).evaluate(self, board.side_to_move(), board.piece_count())
     }
 
-    #[inline]
-    fn row(&self, perspective: Color, piece: Piece, sq: Square) -> &[i16; HIDDEN] {
-        &self.feature_weights[feature_index(perspective, piece, sq)]
+    #[inline(always)]
+    fn row(&self, view: View, piece: Piece, sq: Square) -> &[i16; HIDDEN] {
+        &self.feature_weights[view.index(piece, sq)]
+    }
+}
+
+/// Where every piece stands, a set of squares (a1 = bit 0) per colour and kind: what a
+/// refresh compares with the position a cached accumulator was computed for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+struct Placement([u64; 12]);
+
+impl Placement {
+    #[inline(always)]
+    fn slot(piece: Piece) -> usize {
+        piece.color().index() * 6 + piece.kind().index() - 1
+    }
+
+    #[inline(always)]
+    fn piece(slot: usize) -> Piece {
+        Piece::new(Color::BOTH[slot / 6], PieceKind::ALL[slot % 6])
+    }
+
+    #[inline(always)]
+    fn of(board: &Board) -> Placement {
+        let mut placement = Placement::default();
+        for (slot, set) in placement.0.iter_mut().enumerate() {
+            let piece = Placement::piece(slot);
+            *set = board.pieces(piece.color(), piece.kind()).iter().fold(0, |set, sq| set | 1 << sq.index64());
+        }
+        placement
+    }
+
+    #[cfg(any(test, feature = "tune"))]
+    fn from_pieces(pieces: impl IntoIterator<Item = (Square, Piece)>) -> Placement {
+        let mut placement = Placement::default();
+        pieces.into_iter().for_each(|(sq, piece)| placement.put(piece, sq));
+        placement
+    }
+
+    #[inline(always)]
+    fn put(&mut self, piece: Piece, sq: Square) {
+        self.0[Placement::slot(piece)] |= 1 << sq.index64();
+    }
+
+    #[inline(always)]
+    fn lift(&mut self, piece: Piece, sq: Square) {
+        self.0[Placement::slot(piece)] &= !(1 << sq.index64());
+    }
+
+    fn king(&self, color: Color) -> Square {
+        let kings = self.0[Placement::slot(Piece::new(color, PieceKind::King))];
+        // Boards and checked records always have the king; a1 keeps the lookup in range if not.
+        Square::from_index64(kings.trailing_zeros() as usize % 64)
+    }
+}
+
+/// Adds to `values`, one side's accumulator computed with `view` for the pieces of `had`, the
+/// rows of the pieces `has` adds and takes away those of the pieces it lacks.
+#[inline(always)]
+fn apply_difference(values: &mut [i16; HIDDEN], net: &Network, view: View, had: &Placement, has: &Placement) {
+    for (slot, (&before, &after)) in had.0.iter().zip(&has.0).enumerate() {
+        let piece = Placement::piece(slot);
+        for (mut squares, sign) in [(after & !before, 1), (before & !after, -1)] {
+            while squares != 0 {
+                let sq = Square::from_index64(squares.trailing_zeros() as usize);
+                squares &= squares - 1;
+                let row = net.row(view, piece, sq);
+                for (value, &w) in values.iter_mut().zip(row) {
+                    *value = value.wrapping_add(w.wrapping_mul(sign));
+                }
+            }
+        }
+    }
+}
+
+/// Per side and king view (`View::slot`), the accumulator of the last position refreshed
+/// there and where its pieces stood (what engines call a Finny table): a refresh starts from
+/// it and applies only the pieces that differ, far fewer than a whole board's when the king
+/// comes back to a bucket it has been in. Each cache belongs to one network.
+pub struct RefreshCache {
+    entries: [Box<[CacheEntry]>; 2],
+}
+
+#[derive(Clone)]
+#[repr(C, align(64))]
+struct CacheEntry {
+    values: [i16; HIDDEN],
+    placement: Placement,
+}
+
+impl RefreshCache {
+    /// A cache for `net` whose entries all stand for the empty board.
+    pub fn new(net: &Network) -> RefreshCache {
+        let empty = CacheEntry { values: net.feature_bias, placement: Placement::default() };
+        let entries = || vec![empty.clone(); 2 * net.shape.kings.count()].into_boxed_slice();
+        RefreshCache { entries: [entries(), entries()] }
+    }
+
+    /// Writes to `out` the accumulator of `view`'s side for the pieces of `placement`.
+    #[inline(always)]
+    fn refresh(&mut self, net: &Network, view: View, placement: &Placement, out: &mut [i16; HIDDEN]) {
+        let entry = &mut self.entries[view.perspective().index()][view.slot()];
+        apply_difference(&mut entry.values, net, view, &entry.placement, placement);
+        entry.placement = *placement;
+        *out = entry.values;
     }
 }
 
@@ -261,113 +396,126 @@ pub struct Accumulator {
 }
 
 impl Accumulator {
-    /// The accumulators of `board`.
+    /// The accumulators of `board`, computed from scratch.
     pub fn new(net: &Network, board: &Board) -> Accumulator {
-        let mut acc = Accumulator { values: [[0; HIDDEN]; 2] };
-        acc.refresh(net, board);
-        acc
+        Accumulator::of(net, &Placement::of(board))
     }
 
     #[cfg(any(test, feature = "tune"))]
     /// The accumulators of a board given as its pieces (as the trainer reads them).
     pub fn from_pieces(net: &Network, pieces: impl IntoIterator<Item = (Square, Piece)>) -> Accumulator {
-        let mut acc = Accumulator { values: [[0; HIDDEN]; 2] };
-        acc.refresh_pieces(net, pieces);
-        acc
+        Accumulator::of(net, &Placement::from_pieces(pieces))
     }
 
-    /// Recomputes both perspectives from scratch.
-    pub fn refresh(&mut self, net: &Network, board: &Board) {
-        let pieces = Color::BOTH.into_iter().flat_map(|color| {
-            PieceKind::ALL.into_iter().flat_map(move |kind| {
-                let piece = Piece::new(color, kind);
-                board.pieces(color, kind).iter().map(move |&sq| (sq, piece))
-            })
-        });
-        self.refresh_pieces(net, pieces);
-    }
-
-    fn refresh_pieces(&mut self, net: &Network, pieces: impl IntoIterator<Item = (Square, Piece)>) {
-        self.values = [net.feature_bias; 2];
-        for (sq, piece) in pieces {
-            self.add(net, piece, sq);
-        }
-    }
-
-    /// `piece` appears on `sq`.
-    fn add(&mut self, net: &Network, piece: Piece, sq: Square) {
+    fn of(net: &Network, placement: &Placement) -> Accumulator {
+        let mut acc = Accumulator { values: [net.feature_bias; 2] };
         for perspective in Color::BOTH {
-            let row = net.row(perspective, piece, sq);
-            for (a, &w) in self.values[perspective.index()].iter_mut().zip(row) {
-                *a = a.wrapping_add(w);
-            }
+            let view = net.shape.view(perspective, placement.king(perspective));
+            apply_difference(&mut acc.values[perspective.index()], net, view, &Placement::default(), placement);
         }
+        acc
     }
 
     /// The accumulators after `mv`, which is about to be played on `board`, written to `next`:
     /// these values plus the rows of the pieces the move puts down, minus those of the pieces
     /// it lifts, in one pass over memory (copying first and updating in place would read and
-    /// write the accumulators once per changed piece).
-    pub fn play_into(&self, next: &mut Accumulator, net: &Network, board: &Board, mv: Move) {
+    /// write the accumulators once per changed piece); or, for the side whose king move changes
+    /// its view, a refresh from `cache`.
+    pub fn play_into(&self, next: &mut Accumulator, net: &Network, board: &Board, mv: Move, cache: &mut RefreshCache) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor has AVX2, checked just above.
-            return unsafe { self.play_into_avx2(next, net, board, mv) };
+            return unsafe { self.play_into_avx2(next, net, board, mv, cache) };
         }
-        self.play_into_portable(next, net, board, mv);
+        self.play_into_portable(next, net, board, mv, cache);
     }
 
     /// `play_into` compiled with 256-bit vectors: 16 lanes a step instead of 8.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn play_into_avx2(&self, next: &mut Accumulator, net: &Network, board: &Board, mv: Move) {
-        self.play_into_portable(next, net, board, mv);
+    fn play_into_avx2(&self, next: &mut Accumulator, net: &Network, board: &Board, mv: Move, cache: &mut RefreshCache) {
+        self.play_into_portable(next, net, board, mv, cache);
     }
 
     #[inline(always)]
-    fn play_into_portable(&self, next: &mut Accumulator, net: &Network, board: &Board, mv: Move) {
+    fn play_into_portable(
+        &self,
+        next: &mut Accumulator,
+        net: &Network,
+        board: &Board,
+        mv: Move,
+        cache: &mut RefreshCache,
+    ) {
         let change = Change::of(board, mv);
         for perspective in Color::BOTH {
-            let rows = |pieces: [(Piece, Square); 2]| pieces.map(|(piece, sq)| net.row(perspective, piece, sq));
-            let ([added, added2], [removed, removed2]) = (rows(change.added), rows(change.removed));
-            let (from, to) = (&self.values[perspective.index()], &mut next.values[perspective.index()]);
+            let view = net.shape.view(perspective, board.king_square(perspective));
+            let to = &mut next.values[perspective.index()];
+            if let Some(king_to) = change.king_to
+                && perspective == board.side_to_move()
+                && net.shape.view(perspective, king_to) != view
+            {
+                refresh_after(to, net, board, &change, net.shape.view(perspective, king_to), cache);
+                continue;
+            }
+            let row = |(piece, sq): (Piece, Square)| net.row(view, piece, sq);
+            let ([added, added2], [removed, removed2]) = (change.added, change.removed);
+            let from = &self.values[perspective.index()];
             match (change.additions, change.removals) {
-                (1, 1) => update(to, from, [added], [removed]),
-                (1, 2) => update(to, from, [added], [removed, removed2]),
-                _ => update(to, from, [added, added2], [removed, removed2]),
+                (1, 1) => update(to, from, [row(added)], [row(removed)]),
+                (1, 2) => update(to, from, [row(added)], [row(removed), row(removed2)]),
+                _ => update(to, from, [row(added), row(added2)], [row(removed), row(removed2)]),
             }
         }
     }
 
-    /// The evaluation in centipawns for `stm`, the side to move.
-    pub fn evaluate(&self, net: &Network, stm: Color) -> i32 {
+    /// The evaluation in centipawns for `stm`, the side to move, of a position with `pieces`
+    /// pieces on the board (which picks the output bucket).
+    pub fn evaluate(&self, net: &Network, stm: Color, pieces: usize) -> i32 {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor has AVX2, checked just above.
-            return unsafe { self.evaluate_avx2(net, stm) };
+            return unsafe { self.evaluate_avx2(net, stm, pieces) };
         }
-        self.evaluate_portable(net, stm)
+        self.evaluate_portable(net, stm, pieces)
     }
 
     /// `evaluate` compiled with 256-bit vectors.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn evaluate_avx2(&self, net: &Network, stm: Color) -> i32 {
-        self.evaluate_portable(net, stm)
+    fn evaluate_avx2(&self, net: &Network, stm: Color, pieces: usize) -> i32 {
+        self.evaluate_portable(net, stm, pieces)
     }
 
     #[inline(always)]
-    fn evaluate_portable(&self, net: &Network, stm: Color) -> i32 {
+    fn evaluate_portable(&self, net: &Network, stm: Color, pieces: usize) -> i32 {
+        let bucket = net.shape.output_bucket(pieces);
         let (us, them) = (&self.values[stm.index()], &self.values[(!stm).index()]);
-        let (ours, theirs) = (&net.output_weights[0], &net.output_weights[1]);
+        let [ours, theirs] = &net.output_weights[bucket];
         // Scaled by QA · QB, the output bias's scale.
-        let sum = match net.activation {
+        let sum = match net.shape.activation {
             Activation::CReLU => crelu_dot(us, ours) + crelu_dot(them, theirs),
             Activation::SCReLU => (screlu_dot(us, ours) + screlu_dot(them, theirs)) / QA as i64,
         };
-        let eval = (sum + net.output_bias as i64) * EVAL_SCALE as i64 / (QA * QB) as i64;
+        let eval = (sum + net.output_bias[bucket] as i64) * EVAL_SCALE as i64 / (QA * QB) as i64;
         eval.clamp(-MAX_EVAL as i64, MAX_EVAL as i64) as i32
     }
+}
+
+/// The accumulator for `view`'s side after `change` on `board`, from `cache`: out of the
+/// move's hot path, since few moves need it.
+#[cold]
+#[inline(never)]
+fn refresh_after(
+    out: &mut [i16; HIDDEN],
+    net: &Network,
+    board: &Board,
+    change: &Change,
+    view: View,
+    cache: &mut RefreshCache,
+) {
+    let mut placement = Placement::of(board);
+    change.apply(&mut placement);
+    cache.refresh(net, view, &placement, out);
 }
 
 /// The pieces a move puts down and lifts: one of each for a quiet move or a promotion, one more
@@ -377,13 +525,17 @@ struct Change {
     removed: [(Piece, Square); 2],
     additions: usize,
     removals: usize,
+    /// Where the king goes, when the move is the king's.
+    king_to: Option<Square>,
 }
 
 impl Change {
+    #[inline(always)]
     fn of(board: &Board, mv: Move) -> Change {
         let (from, to) = (mv.from(), mv.to());
         let us = board.side_to_move();
         let piece = board.piece_at(from);
+        let king_to = piece.is_kind(PieceKind::King).then_some(to);
         if mv.is_castle() {
             let king_side = mv.flag() == flag::KING_CASTLE;
             let rook = Piece::new(us, PieceKind::Rook);
@@ -393,6 +545,7 @@ impl Change {
                 removed: [(piece, from), (rook, rook_from)],
                 additions: 2,
                 removals: 2,
+                king_to,
             };
         }
         let landed = Piece::new(us, mv.promoted().unwrap_or(piece.kind()));
@@ -409,7 +562,15 @@ impl Change {
             removed: [(piece, from), captured.unwrap_or((piece, from))],
             additions: 1,
             removals: 1 + captured.is_some() as usize,
+            king_to,
         }
+    }
+
+    /// Moves the pieces of `placement` as the move does.
+    #[inline(always)]
+    fn apply(&self, placement: &mut Placement) {
+        self.removed[..self.removals].iter().for_each(|&(piece, sq)| placement.lift(piece, sq));
+        self.added[..self.additions].iter().for_each(|&(piece, sq)| placement.put(piece, sq));
     }
 }
 
@@ -468,8 +629,8 @@ fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
 }
 
 #[cfg(test)]
-/// A network with every parameter drawn from a seeded generator, for tests.
-pub fn random_network(activation: Activation, seed: u64) -> Network {
+/// A network of `shape` with every parameter drawn from a seeded generator, for tests.
+pub fn random_network_of(shape: Shape, seed: u64) -> Network {
     let mut state = seed;
     let mut next = move |range: i32| {
         // splitmix64
@@ -480,16 +641,25 @@ pub fn random_network(activation: Activation, seed: u64) -> Network {
         z ^= z >> 31;
         ((z % (2 * range as u64 + 1)) as i32 - range) as i16
     };
-    let features: Vec<i16> = (0..INPUTS * HIDDEN).map(|_| next(60)).collect();
+    let features: Vec<i16> = (0..shape.inputs() * HIDDEN).map(|_| next(60)).collect();
     let bias: Vec<i16> = (0..HIDDEN).map(|_| next(100)).collect();
-    let output: Vec<i16> = (0..2 * HIDDEN).map(|_| next(MAX_OUTPUT_WEIGHT as i32)).collect();
-    Network::from_parts(activation, &features, &bias, &output, next(3000) as i32 * 7).unwrap()
+    let output: Vec<i16> = (0..shape.output_buckets * 2 * HIDDEN).map(|_| next(MAX_OUTPUT_WEIGHT as i32)).collect();
+    let output_bias: Vec<i32> = (0..shape.output_buckets).map(|_| next(3000) as i32 * 7).collect();
+    Network::from_parts(shape, &features, &bias, &output, &output_bias).unwrap()
+}
+
+#[cfg(test)]
+/// A random network of the plain shape (no king buckets, one output).
+pub fn random_network(activation: Activation, seed: u64) -> Network {
+    random_network_of(Shape::plain(HIDDEN, activation), seed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::dir;
     use crate::movegen::legal_moves;
+    use std::collections::HashSet;
 
     fn suite_boards() -> Vec<Board> {
         [
@@ -504,102 +674,220 @@ mod tests {
         .collect()
     }
 
-    /// Random games forward and back, from every suite position (Chess960 castling
-    /// included): the accumulators kept up to date move by move, one per ply on a stack as the
-    /// search keeps them, always equal ones computed from scratch, and so does the evaluation,
-    /// on the AVX2 path where the processor has one and on the portable one.
-    #[test]
-    fn incremental_updates_match_a_refresh() {
-        let net = random_network(Activation::SCReLU, 7);
-        let mut state = 0x1234_5678u64;
-        let mut random = move |n: usize| {
+    /// The shapes the tests try: the built-in network's (no king buckets, one output), and
+    /// one with a king bucket boundary of every kind (see `quartered`) and eight outputs.
+    fn shapes() -> [Shape; 2] {
+        let plain = Shape::plain(HIDDEN, Activation::SCReLU);
+        [plain, Shape { kings: quartered(), output_buckets: 8, ..plain }]
+    }
+
+    fn xorshift(mut state: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             (state % n as u64) as usize
-        };
-        let mut checked = 0;
-        let mut kinds = [0; 4]; // quiet, capture, castling, promotion
-        for mut board in suite_boards() {
-            let mut stack = vec![Accumulator::new(&net, &board)];
-            let mut nulls = Vec::new();
-            for _ in 0..200 {
-                let moves = legal_moves(&board);
-                let back = stack.len() > 1 && (moves.is_empty() || random(4) == 0);
-                if back {
-                    stack.pop();
-                    if nulls.pop() == Some(true) {
-                        board.unmake_null_move();
-                    } else {
-                        board.unmake_move();
-                    }
-                } else {
-                    let mut next = Accumulator { values: [[0; HIDDEN]; 2] };
-                    let top = stack.last().unwrap();
-                    if !board.in_check() && random(10) == 0 {
-                        next = *top;
+        }
+    }
+
+    const EMPTY: Accumulator = Accumulator { values: [[0; HIDDEN]; 2] };
+
+    /// The accumulators after `mv` on `board` (before it is played), checked to be the same on
+    /// the AVX2 path, where the processor has one, as on the portable path (each with its own
+    /// cache, which must stay alike too).
+    fn play(net: &Network, top: &Accumulator, board: &Board, mv: Move, caches: &mut [RefreshCache; 2]) -> Accumulator {
+        let [cache, portable_cache] = caches;
+        let mut next = EMPTY;
+        top.play_into(&mut next, net, board, mv, cache);
+        let mut portable = EMPTY;
+        top.play_into_portable(&mut portable, net, board, mv, portable_cache);
+        assert_eq!(portable, next, "{} {mv:?}", board.to_fen());
+        next
+    }
+
+    /// `acc` is `board`'s, as computed from scratch, and evaluates as `board` does (both paths).
+    fn check(net: &Network, acc: &Accumulator, board: &Board) {
+        assert_eq!(*acc, Accumulator::new(net, board), "{}", board.to_fen());
+        let (stm, pieces) = (board.side_to_move(), board.piece_count());
+        assert_eq!(acc.evaluate(net, stm, pieces), net.evaluate(board));
+        assert_eq!(acc.evaluate_portable(net, stm, pieces), net.evaluate(board));
+    }
+
+    /// Random games forward and back, from every suite position (Chess960 castling
+    /// included), for each test shape: the accumulators kept up to date move by move, one per
+    /// ply on a stack as the search keeps them, null moves included, always equal ones
+    /// computed from scratch, and so do the evaluations.
+    #[test]
+    fn incremental_updates_match_a_refresh() {
+        for shape in shapes() {
+            let net = random_network_of(shape, 7);
+            let mut caches = [RefreshCache::new(&net), RefreshCache::new(&net)];
+            let mut random = xorshift(0x1234_5678);
+            let (mut checked, mut refreshes) = (0, 0);
+            let mut kinds = [0; 4]; // quiet, capture, castling, promotion
+            for mut board in suite_boards() {
+                let mut stack = vec![Accumulator::new(&net, &board)];
+                let mut nulls = Vec::new();
+                for _ in 0..200 {
+                    let moves = legal_moves(&board);
+                    let back = stack.len() > 1 && (moves.is_empty() || random(4) == 0);
+                    if back {
+                        stack.pop();
+                        if nulls.pop() == Some(true) {
+                            board.unmake_null_move();
+                        } else {
+                            board.unmake_move();
+                        }
+                    } else if !board.in_check() && random(10) == 0 {
+                        stack.push(*stack.last().unwrap());
                         board.make_null_move();
                         nulls.push(true);
                     } else {
-                        // Random play seldom castles: take castling half the time it is legal.
+                        // Random play seldom castles or walks the king far: take castling half
+                        // the time it is legal, and once the side cannot castle, a king move a
+                        // third of the time.
+                        let us = board.side_to_move();
+                        let can_castle = board.castling_rights() & (0b11 << (2 * us.index())) != 0;
+                        let is_king = |mv: &&Move| board.piece_at(mv.from()).is_kind(PieceKind::King);
                         let castle = moves.as_slice().iter().find(|mv| mv.is_castle());
-                        let mv = match castle {
-                            Some(&mv) if random(2) == 0 => mv,
+                        let king = moves.as_slice().iter().filter(is_king).nth(random(8));
+                        let mv = match (castle, king) {
+                            (Some(&mv), _) if random(2) == 0 => mv,
+                            (_, Some(&mv)) if !can_castle && random(3) == 0 => mv,
                             _ => moves.as_slice()[random(moves.len())],
                         };
                         let kind = [mv.is_capture(), mv.is_castle(), mv.promoted().is_some()];
                         kinds[kind.iter().rposition(|&k| k).map_or(0, |k| k + 1)] += 1;
-                        top.play_into(&mut next, &net, &board, mv);
-                        // The fallback for processors without AVX2 computes the same numbers.
-                        let mut portable = Accumulator { values: [[0; HIDDEN]; 2] };
-                        top.play_into_portable(&mut portable, &net, &board, mv);
-                        assert_eq!(portable, next, "{}", board.to_fen());
+                        let view = |board: &Board| shape.view(us, board.king_square(us));
+                        let before = view(&board);
+                        let next = play(&net, stack.last().unwrap(), &board, mv, &mut caches);
                         board.make_move(mv);
+                        refreshes += (view(&board) != before) as usize;
                         nulls.push(false);
+                        stack.push(next);
                     }
-                    stack.push(next);
+                    check(&net, stack.last().unwrap(), &board);
+                    checked += 1;
                 }
-                let top = stack.last().unwrap();
-                let fresh = Accumulator::new(&net, &board);
-                assert_eq!(*top, fresh, "{}", board.to_fen());
-                assert_eq!(top.evaluate(&net, board.side_to_move()), net.evaluate(&board));
-                assert_eq!(top.evaluate_portable(&net, board.side_to_move()), net.evaluate(&board));
-                checked += 1;
+            }
+            assert!(checked > 10_000, "{checked}");
+            assert!(kinds.iter().all(|&n| n > 20), "quiet, capture, castling, promotion: {kinds:?}");
+            let expected = if shape.kings == KingBuckets::NONE { 0..=0 } else { 1000..=usize::MAX };
+            assert!(expected.contains(&refreshes), "{shape}: {refreshes} refreshes");
+        }
+    }
+
+    /// Every king step across a boundary of the bucketed test shape (between buckets, and over
+    /// the mirror line), by White and by Black, from positions with a few other pieces: the
+    /// side whose view changes is refreshed from the cache (which has seen other positions in
+    /// that slot before) to exactly its accumulator computed from scratch.
+    #[test]
+    fn every_king_step_across_a_boundary_refreshes_correctly() {
+        let shape = shapes()[1];
+        let net = random_network_of(shape, 21);
+        let mut caches = [RefreshCache::new(&net), RefreshCache::new(&net)];
+        let sq = |name: &str| Square::parse(name).unwrap();
+        let distance = |a: Square, b: Square| a.file().abs_diff(b.file()).max(a.rank().abs_diff(b.rank()));
+        let others = [("c3", 'N'), ("f6", 'b'), ("b7", 'p'), ("g2", 'P'), ("e4", 'r'), ("d6", 'Q')];
+        let boundaries: HashSet<(usize, usize)> = Square::all()
+            .flat_map(|from| dir::KING.map(|step| (from, from.offset(step))))
+            .filter(|&(_, to)| Square::all().any(|sq| sq == to))
+            .filter(|&(from, to)| shape.view(Color::White, from) != shape.view(Color::White, to))
+            .map(|(from, to)| (from.index64(), to.index64()))
+            .collect();
+        // A position with `us` to move and its king on `from`, the other king out of reach and
+        // a few other pieces where they let the king step to `to` (none where nothing else does).
+        let step = |us: Color, from: Square, to: Square| {
+            let kings = ["a1", "h1", "a8", "h8", "d4"].map(sq).into_iter();
+            let far = kings.filter(|&k| distance(k, from).min(distance(k, to)) > 1);
+            far.flat_map(|their_king| [&others[..], &[]].map(move |others| (their_king, others))).find_map(
+                |(their_king, others)| {
+                    let mut grid = [' '; 64];
+                    let king = |color: Color| if color == Color::White { 'K' } else { 'k' };
+                    grid[from.index64()] = king(us);
+                    grid[their_king.index64()] = king(!us);
+                    for &(name, piece) in others {
+                        let at = sq(name);
+                        if ![from, to, their_king].contains(&at) {
+                            grid[at.index64()] = piece;
+                        }
+                    }
+                    let board = Board::from_fen(&fen_of(&grid, us)).ok()?;
+                    if board.is_attacked_by(their_king, us) {
+                        return None;
+                    }
+                    let moves = legal_moves(&board);
+                    let &mv = moves.as_slice().iter().find(|mv| mv.from() == from && mv.to() == to)?;
+                    Some((board, mv))
+                },
+            )
+        };
+        let mut crossed = HashSet::new();
+        let mut with_others = 0;
+        for us in Color::BOTH {
+            for &(own_from, own_to) in &boundaries {
+                // The squares as seen from White's side of the board.
+                let flip = if us == Color::White { 0 } else { 56 };
+                let (from, to) = (Square::from_index64(own_from ^ flip), Square::from_index64(own_to ^ flip));
+                let Some((board, mv)) = step(us, from, to) else { continue };
+                with_others += (board.piece_count() > 2) as usize;
+                let next = play(&net, &Accumulator::new(&net, &board), &board, mv, &mut caches);
+                let mut after = board.clone();
+                after.make_move(mv);
+                check(&net, &next, &after);
+                crossed.insert((own_from, own_to));
             }
         }
-        assert!(checked > 10_000, "{checked}");
-        assert!(kinds.iter().all(|&n| n > 20), "quiet, capture, castling, promotion: {kinds:?}");
+        assert!(with_others > boundaries.len(), "{with_others} of {}", 2 * boundaries.len());
+        assert!(boundaries.len() > 100, "{}", boundaries.len());
+        let missed: Vec<_> = boundaries.difference(&crossed).collect();
+        assert!(missed.is_empty(), "king steps never tried: {missed:?}");
+    }
+
+    /// A FEN of the pieces in `grid` (by 0..63 index, ' ' for none), `stm` to move.
+    fn fen_of(grid: &[char; 64], stm: Color) -> String {
+        let ranks: Vec<String> = (0..8)
+            .rev()
+            .map(|rank| {
+                let mut text = String::new();
+                let mut empty = 0;
+                for &c in &grid[rank * 8..rank * 8 + 8] {
+                    if c == ' ' {
+                        empty += 1;
+                        continue;
+                    }
+                    if empty > 0 {
+                        text.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    text.push(c);
+                }
+                if empty > 0 {
+                    text.push_str(&empty.to_string());
+                }
+                text
+            })
+            .collect();
+        format!("{} {} - - 0 1", ranks.join("/"), if stm == Color::White { 'w' } else { 'b' })
     }
 
     /// The trainer's way in (pieces read from a record) gives the accumulators the search's
     /// (a board) gives.
     #[test]
     fn accumulators_from_pieces_match_the_board() {
-        let net = random_network(Activation::SCReLU, 13);
-        for board in suite_boards() {
-            let pieces = Square::all().map(|sq| (sq, board.piece_at(sq))).filter(|(_, p)| !p.is_empty());
-            assert_eq!(Accumulator::from_pieces(&net, pieces), Accumulator::new(&net, &board));
+        for shape in shapes() {
+            let net = random_network_of(shape, 13);
+            for board in suite_boards() {
+                let pieces = Square::all().map(|sq| (sq, board.piece_at(sq))).filter(|(_, p)| !p.is_empty());
+                assert_eq!(Accumulator::from_pieces(&net, pieces), Accumulator::new(&net, &board));
+            }
         }
-    }
-
-    /// The inputs are what the module comment says, and the two views mirror each other.
-    #[test]
-    fn feature_indices_follow_the_layout() {
-        let white_pawn = Piece::new(Color::White, PieceKind::Pawn);
-        let black_king = Piece::new(Color::Black, PieceKind::King);
-        let e2 = Square::parse("e2").unwrap();
-        let e8 = Square::parse("e8").unwrap();
-        assert_eq!(feature_index(Color::White, white_pawn, e2), 12);
-        assert_eq!(feature_index(Color::Black, white_pawn, e2), 384 + 52);
-        assert_eq!(feature_index(Color::White, black_king, e8), 384 + 5 * 64 + 60);
-        assert_eq!(feature_index(Color::Black, black_king, e8), 5 * 64 + 4);
     }
 
     /// Mirroring the board and swapping colours swaps the two views, so the evaluation, from
     /// the side to move's view, stays the same.
     #[test]
     fn evaluation_is_colour_symmetric() {
-        let net = random_network(Activation::CReLU, 3);
         let pairs = [
             (
                 "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -607,33 +895,42 @@ mod tests {
             ),
             ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "8/4p1p1/8/1r3P1K/kp5R/3P4/2P5/8 b - - 0 1"),
         ];
-        for (a, b) in pairs {
-            let (a, b) = (Board::from_fen(a).unwrap(), Board::from_fen(b).unwrap());
-            assert_eq!(net.evaluate(&a), net.evaluate(&b));
-            assert_ne!(net.evaluate(&a), 0);
+        for shape in shapes() {
+            let net = random_network_of(Shape { activation: Activation::CReLU, ..shape }, 3);
+            for (a, b) in pairs {
+                let (a, b) = (Board::from_fen(a).unwrap(), Board::from_fen(b).unwrap());
+                assert_eq!(net.evaluate(&a), net.evaluate(&b));
+                assert_ne!(net.evaluate(&a), 0);
+            }
         }
     }
 
-    /// Integer evaluation (both paths) against the formula worked in floating point.
+    /// Integer evaluation (both paths) against the formula worked in floating point, with the
+    /// output bucket the piece count picks.
     #[test]
     fn evaluation_matches_the_formula() {
-        for activation in [Activation::CReLU, Activation::SCReLU] {
-            let net = random_network(activation, 11);
-            for board in suite_boards() {
-                let acc = Accumulator::new(&net, &board);
-                let stm = board.side_to_move();
-                let mut sum = net.output_bias as f64 / (QA * QB) as f64;
-                for (side, weights) in [stm, !stm].iter().zip(&net.output_weights) {
-                    for (&a, &w) in acc.values[side.index()].iter().zip(weights) {
-                        let h = (a as f64 / QA as f64).clamp(0.0, 1.0);
-                        let h = if activation == Activation::SCReLU { h * h } else { h };
-                        sum += h * w as f64 / QB as f64;
+        for shape in shapes() {
+            for activation in [Activation::CReLU, Activation::SCReLU] {
+                let net = random_network_of(Shape { activation, ..shape }, 11);
+                for board in suite_boards() {
+                    let acc = Accumulator::new(&net, &board);
+                    let (stm, pieces) = (board.side_to_move(), board.piece_count());
+                    let bucket = (pieces - 2) * shape.output_buckets / 32;
+                    let mut sum = net.output_bias[bucket] as f64 / (QA * QB) as f64;
+                    for (side, weights) in [stm, !stm].iter().zip(&net.output_weights[bucket]) {
+                        for (&a, &w) in acc.values[side.index()].iter().zip(weights) {
+                            let h = (a as f64 / QA as f64).clamp(0.0, 1.0);
+                            let h = if activation == Activation::SCReLU { h * h } else { h };
+                            sum += h * w as f64 / QB as f64;
+                        }
                     }
+                    let expected = (sum * EVAL_SCALE as f64).clamp(-MAX_EVAL as f64, MAX_EVAL as f64);
+                    let got = acc.evaluate(&net, stm, pieces);
+                    // Two truncating divisions: less than 1 + 400 / (QA · QB) centipawns.
+                    let bound = 1.0 + EVAL_SCALE as f64 / (QA * QB) as f64;
+                    assert!((got as f64 - expected).abs() < bound, "{activation:?}: {got} vs {expected:.4}");
+                    assert_eq!(acc.evaluate_portable(&net, stm, pieces), got, "{activation:?}: the portable path");
                 }
-                let expected = (sum * EVAL_SCALE as f64).clamp(-MAX_EVAL as f64, MAX_EVAL as f64);
-                let got = acc.evaluate(&net, stm);
-                assert!((got as f64 - expected).abs() <= 1.0, "{activation:?}: {got} vs {expected:.2}");
-                assert_eq!(acc.evaluate_portable(&net, stm), got, "{activation:?}: the portable path");
             }
         }
     }
@@ -649,21 +946,40 @@ mod tests {
         let middlegame = eval("r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7");
         assert_eq!((start, without_black_queen, middlegame), (38, 1710, 20));
         assert!(start.abs() < 100 && without_black_queen > 500);
+        assert_eq!(*net.shape(), Shape::plain(256, Activation::SCReLU));
     }
 
     #[test]
     fn files_round_trip() {
-        for activation in [Activation::CReLU, Activation::SCReLU] {
-            let net = random_network(activation, 5);
-            let bytes = net.to_bytes();
-            assert_eq!(bytes.len(), FILE_SIZE);
-            assert!(Network::from_bytes(&bytes).unwrap() == net);
+        for shape in shapes() {
+            for activation in [Activation::CReLU, Activation::SCReLU] {
+                let net = random_network_of(Shape { activation, ..shape }, 5);
+                let bytes = net.to_bytes();
+                let inputs = shape.kings.count() * 768;
+                assert_eq!(bytes.len(), HEADER_SIZE + parameter_bytes(inputs, HIDDEN, shape.output_buckets));
+                assert!(Network::from_bytes(&bytes).unwrap() == net);
+            }
         }
+    }
+
+    /// A file of the format before the shape was recorded (version 2) is the plain shape.
+    #[test]
+    fn version_2_files_load_as_the_plain_shape() {
+        let net = random_network(Activation::CReLU, 17);
+        let mut old = MAGIC.to_vec();
+        for word in [2, HIDDEN as u32, Activation::CReLU as u32] {
+            old.extend_from_slice(&word.to_le_bytes());
+        }
+        old.extend_from_slice(&net.to_bytes()[HEADER_SIZE..]);
+        assert!(Network::from_bytes(&old).unwrap() == net);
+        assert_eq!(Network::from_bytes(&old[..30]).err(), Some(NetError::Truncated { expected: old.len(), got: 30 }));
     }
 
     #[test]
     fn bad_files_are_refused_with_the_reason() {
-        let good = random_network(Activation::SCReLU, 9).to_bytes();
+        let shape = shapes()[1];
+        let good = random_network_of(shape, 9).to_bytes();
+        let size = good.len();
         let with = |at: usize, value: &[u8]| {
             let mut bytes = good.clone();
             bytes[at..at + value.len()].copy_from_slice(value);
@@ -672,26 +988,29 @@ mod tests {
         assert_eq!(with(0, b"SNTLPOS\0"), Some(NetError::BadMagic));
         assert_eq!(Network::from_bytes(b"PK\x03\x04 a zip file").err(), Some(NetError::BadMagic));
         assert_eq!(with(8, &1u32.to_le_bytes()), Some(NetError::Version { found: 1 }));
+        // The shape: hidden size, activation, output buckets, mirroring, king buckets.
         assert_eq!(with(12, &512u32.to_le_bytes()), Some(NetError::HiddenSize { found: 512 }));
         assert_eq!(with(16, &7u32.to_le_bytes()), Some(NetError::Activation { found: 7 }));
-        let weight_at = FILE_SIZE - 4 - 2 * (2 * HIDDEN - 3);
-        assert_eq!(with(weight_at, &300i16.to_le_bytes()), Some(NetError::OutputWeight { index: 3, value: 300 }));
-        assert_eq!(
-            Network::from_bytes(&good[..FILE_SIZE - 1]).err(),
-            Some(NetError::Truncated { expected: FILE_SIZE, got: FILE_SIZE - 1 })
-        );
-        assert_eq!(
-            Network::from_bytes(&good[..10]).err(),
-            Some(NetError::Truncated { expected: HEADER_SIZE, got: 10 })
-        );
-        assert_eq!(Network::from_bytes(&[]).err(), Some(NetError::Truncated { expected: HEADER_SIZE, got: 0 }));
+        assert_eq!(with(20, &17u32.to_le_bytes()), Some(NetError::OutputBuckets { found: 17 }));
+        assert_eq!(with(24, &2u32.to_le_bytes()), Some(NetError::Mirroring { found: 2 }));
+        assert_eq!(with(28, &[3]), Some(NetError::AsymmetricKingBuckets { square: Square::A1 }));
+        assert_eq!(with(28 + 9, &[7]), Some(NetError::UnusedKingBucket { bucket: 4 }));
+        // Another shape this build reads, but not the one the parameters were written for.
+        let other = Shape { output_buckets: 4, ..shape }.to_bytes();
+        let expected = size - 4 * (2 * HIDDEN * 2 + 4);
+        assert_eq!(with(12, &other), Some(NetError::TooLong { expected, got: size }));
+        let index = 5 * 2 * HIDDEN + 3;
+        let weight_at = size - 4 * 8 - 2 * 8 * 2 * HIDDEN + 2 * index;
+        assert_eq!(with(weight_at, &300i16.to_le_bytes()), Some(NetError::OutputWeight { index, value: 300 }));
+        let truncated = |len: usize| Network::from_bytes(&good[..len]).err();
+        assert_eq!(truncated(size - 1), Some(NetError::Truncated { expected: size, got: size - 1 }));
+        assert_eq!(truncated(50), Some(NetError::Truncated { expected: HEADER_SIZE, got: 50 }));
+        assert_eq!(truncated(10), Some(NetError::Truncated { expected: HEADER_SIZE, got: 10 }));
+        assert_eq!(truncated(0), Some(NetError::Truncated { expected: HEADER_SIZE, got: 0 }));
         let mut long = good.clone();
         long.push(0);
-        assert_eq!(
-            Network::from_bytes(&long).err(),
-            Some(NetError::TooLong { expected: FILE_SIZE, got: FILE_SIZE + 1 })
-        );
-        let message = NetError::Truncated { expected: FILE_SIZE, got: 100 }.to_string();
-        assert_eq!(message, format!("network file truncated: expected {FILE_SIZE} bytes, got 100"));
+        assert_eq!(Network::from_bytes(&long).err(), Some(NetError::TooLong { expected: size, got: size + 1 }));
+        let message = NetError::HiddenSize { found: 512 }.to_string();
+        assert_eq!(message, "network has 512 hidden neurons; this build is made for 256");
     }
 }

@@ -7,8 +7,8 @@
 //! network of `HIDDEN` neurons quantises.
 
 use super::packed::Record;
-use crate::board::{Color, Square};
-use crate::eval::nnue::{Activation, EVAL_SCALE, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, Network, QA, QB, feature_index};
+use crate::board::{Color, PieceKind, Square};
+use crate::eval::nnue::{Activation, EVAL_SCALE, HIDDEN, MAX_OUTPUT_WEIGHT, Network, PIECE_INPUTS, QA, QB, Shape};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 /// Scores beyond this (centipawns) are clipped: the sigmoid target is flat out there anyway.
@@ -31,12 +31,19 @@ impl Position {
     /// which is the same position in all but castling rights (the caller's to check).
     pub fn decode(record: &Record, mirror: bool) -> Position {
         let stm = record.side_to_move();
+        let shape = Shape::plain(HIDDEN, Activation::SCReLU);
+        let flip = if mirror { 7 } else { 0 };
+        let pieces = || record.pieces().map(|(sq, piece)| (Square::from_index64(sq.index64() ^ flip), piece));
+        let mut kings = [Square::NONE; 2];
+        for (sq, piece) in pieces().filter(|(_, piece)| piece.is_kind(PieceKind::King)) {
+            kings[(piece.color() != stm) as usize] = sq;
+        }
+        let views = [shape.view(stm, kings[0]), shape.view(!stm, kings[1])];
         let mut features = [[0u16; 32]; 2];
         let mut count = 0;
-        for (sq, piece) in record.pieces() {
-            let sq = if mirror { Square::from_index64(sq.index64() ^ 7) } else { sq };
-            features[0][count] = feature_index(stm, piece, sq) as u16;
-            features[1][count] = feature_index(!stm, piece, sq) as u16;
+        for (sq, piece) in pieces() {
+            features[0][count] = views[0].index(piece, sq) as u16;
+            features[1][count] = views[1].index(piece, sq) as u16;
             count += 1;
         }
         let sign = if stm == Color::White { 1.0 } else { -1.0 };
@@ -85,12 +92,12 @@ impl Scratch {
 
 impl FloatNet {
     pub fn param_count(hidden: usize) -> usize {
-        INPUTS * hidden + hidden + 2 * hidden + 1
+        PIECE_INPUTS * hidden + hidden + 2 * hidden + 1
     }
 
     /// Where the feature biases, output weights and output bias start in `params`.
     pub fn offsets(hidden: usize) -> (usize, usize, usize) {
-        let bias = INPUTS * hidden;
+        let bias = PIECE_INPUTS * hidden;
         (bias, bias + hidden, bias + 3 * hidden)
     }
 
@@ -99,7 +106,7 @@ impl FloatNet {
         let mut rng = StdRng::seed_from_u64(seed);
         let (bias, output, output_bias) = FloatNet::offsets(hidden);
         let mut params = vec![0.0; FloatNet::param_count(hidden)];
-        let feature_range = 1.0 / (INPUTS as f32).sqrt();
+        let feature_range = 1.0 / (PIECE_INPUTS as f32).sqrt();
         for w in &mut params[..bias] {
             *w = rng.random_range(-feature_range..feature_range);
         }
@@ -198,8 +205,8 @@ impl FloatNet {
         let outputs = quantise(&self.params[output..output_bias], QB, MAX_OUTPUT_WEIGHT);
         let out_bias = (self.params[output_bias] as f64 * (QA * QB) as f64).round();
         let out_bias = out_bias.clamp(i32::MIN as f64, i32::MAX as f64) as i32;
-        let net =
-            Network::from_parts(self.activation, &features, &biases, &outputs, out_bias).map_err(|e| e.to_string())?;
+        let shape = Shape::plain(self.hidden, self.activation);
+        let net = Network::from_parts(shape, &features, &biases, &outputs, &[out_bias]).map_err(|e| e.to_string())?;
         Ok((net, clamped))
     }
 }

@@ -111,7 +111,12 @@ impl Record {
     /// an earlier move number. Datagen writes a game's positions one after another, so this
     /// finds where one game ends and the next begins.
     pub fn starts_a_game_after(&self, earlier: &Record) -> bool {
-        self.occupied().count_ones() > earlier.occupied().count_ones() || self.fullmove() < earlier.fullmove()
+        self.piece_count() > earlier.piece_count() || self.fullmove() < earlier.fullmove()
+    }
+
+    /// Pieces on the board, kings included.
+    pub fn piece_count(&self) -> usize {
+        self.occupied().count_ones() as usize
     }
 
     /// The occupied squares, a1 = bit 0.

@@ -15,7 +15,7 @@
 
 use super::float_net::{FloatNet, OUTPUT_WEIGHT_LIMIT, Position, Scratch, sigmoid};
 use super::packed::{self, Record};
-use crate::eval::nnue::{Accumulator, Activation, EVAL_SCALE, HIDDEN, INPUTS, Network};
+use crate::eval::nnue::{Accumulator, Activation, EVAL_SCALE, HIDDEN, Network, PIECE_INPUTS};
 use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -324,7 +324,7 @@ pub fn network_loss(net: &Network, data: &[Record], wdl: f32, threads: usize) ->
 /// A quantised network's evaluation of a record (centipawns, the side to move's view), its
 /// accumulators computed afresh from the packed pieces.
 fn network_evaluation(net: &Network, record: &Record) -> i32 {
-    Accumulator::from_pieces(net, record.pieces()).evaluate(net, record.side_to_move())
+    Accumulator::from_pieces(net, record.pieces()).evaluate(net, record.side_to_move(), record.piece_count())
 }
 
 /// Runs `work` on `threads` slices of `data` and returns the results in order.
@@ -403,7 +403,7 @@ impl Trainer {
             code => return Err(format!("checkpoint has unknown activation code {code}")),
         };
         // In u64: the hidden size comes from the file and may be absurd.
-        let expected = CHECKPOINT_HEADER as u64 + 12 * ((INPUTS as u64 + 3) * hidden as u64 + 1);
+        let expected = CHECKPOINT_HEADER as u64 + 12 * ((PIECE_INPUTS as u64 + 3) * hidden as u64 + 1);
         if bytes.len() as u64 != expected {
             return Err(format!(
                 "checkpoint of {hidden} hidden neurons should be {expected} bytes, got {}",
