@@ -11,7 +11,7 @@ pub mod train;
 
 use crate::board::Board;
 use crate::eval::Evaluation;
-use crate::eval::nnue::{Activation, Network};
+use crate::eval::nnue::{Activation, KingBuckets, MAX_OUTPUT_BUCKETS, Network};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -83,9 +83,24 @@ pub enum Command {
         /// position without castling rights is mirrored in a random half of the epochs).
         #[arg(long)]
         no_mirror: bool,
-        /// The hidden layer's activation (default screlu; a resumed run keeps its own).
+        /// The hidden layer's activation (default screlu). A resumed run keeps its checkpoint's
+        /// shape, and refuses shape options that differ from it.
         #[arg(long, value_enum)]
         activation: Option<Activation>,
+        /// Neurons in the hidden layer (default: this build's, the only size it quantises;
+        /// another trains checkpoints for a build made with that size).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=train::MAX_HIDDEN as i64))]
+        hidden: Option<u32>,
+        /// Sets of output weights chosen by the number of pieces on the board (default 1; 8 is
+        /// the usual choice: 2-5, 6-9, ..., 30-32 pieces).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_OUTPUT_BUCKETS as i64))]
+        output_buckets: Option<u32>,
+        /// The king's square picks a block of inputs: `none` (the default), `mirrored` (one
+        /// block, the board mirrored when the king is on files e-h), or a bucket number for
+        /// each square from the king's own side, comma-separated, rank 1 first: 64 (a1 to h8)
+        /// without mirroring, or 32 (files a-d of each rank) with it.
+        #[arg(long, value_parser = parse_king_buckets, value_name = "MAP")]
+        king_buckets: Option<KingBuckets>,
         /// Where the checkpoints (`epoch-NNN.ckpt`) and the network (`net.nnue`) go.
         #[arg(long, value_name = "DIR")]
         out_dir: PathBuf,
@@ -161,6 +176,9 @@ pub fn run(command: Command) -> Result<(), String> {
             threads,
             no_mirror,
             activation,
+            hidden,
+            output_buckets,
+            king_buckets,
             out_dir,
             out,
             resume,
@@ -178,8 +196,14 @@ pub fn run(command: Command) -> Result<(), String> {
                 .iter()
                 .map(|path| Ok((path.display().to_string(), read_network(path)?)))
                 .collect::<Result<_, String>>()?;
+            let shape = train::ShapeChoice {
+                hidden: hidden.map(|h| h as usize),
+                kings: king_buckets,
+                output_buckets: output_buckets.map(|o| o as usize),
+                activation,
+            };
             let options =
-                train::Options { data, validation, seed, settings, epochs, activation, out_dir, out, resume, compare };
+                train::Options { data, validation, seed, settings, epochs, shape, out_dir, out, resume, compare };
             train::run(&options)
         }
         Command::NetEval { net, position } => {
@@ -192,6 +216,25 @@ pub fn run(command: Command) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// `--king-buckets`: `none`, `mirrored`, or 64 bucket numbers (a1 to h8 from the king's side)
+/// or 32 (files a-d, rank by rank, mirrored onto e-h).
+fn parse_king_buckets(text: &str) -> Result<KingBuckets, String> {
+    let numbers: Vec<u8> = match text.trim() {
+        "none" => return Ok(KingBuckets::NONE),
+        "mirrored" => vec![0; 32],
+        list => list
+            .split(',')
+            .map(|n| n.trim().parse::<u8>().map_err(|e| format!("{n:?}: {e}")))
+            .collect::<Result<_, _>>()?,
+    };
+    let map: [u8; 64] = match numbers.len() {
+        64 => std::array::from_fn(|sq| numbers[sq]),
+        32 => std::array::from_fn(|sq| numbers[sq / 8 * 4 + (sq % 8).min(7 - sq % 8)]),
+        n => return Err(format!("{n} bucket numbers: give 64 (one per square) or 32 (files a-d, mirrored)")),
+    };
+    KingBuckets::new(map, numbers.len() == 32).map_err(|e| e.to_string())
 }
 
 /// The network in the file at `path` (`builtin`: the one built into the binary), or why it

@@ -38,7 +38,7 @@
 
 mod shape;
 
-#[cfg(test)]
+#[cfg(any(test, feature = "tune"))]
 pub use shape::KingBuckets;
 #[cfg(test)]
 pub use shape::quartered;
@@ -268,7 +268,7 @@ impl Network {
         bytes
     }
 
-    #[cfg(test)]
+    #[cfg(any(test, feature = "tune"))]
     pub fn shape(&self) -> &Shape {
         &self.shape
     }

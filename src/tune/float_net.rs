@@ -1,14 +1,16 @@
-//! The network as the trainer sees it: the same inputs, layers and activation as the quantised
-//! `eval::nnue` network, in f32, with the gradient of the loss for one position.
+//! The network as the trainer sees it: the quantised `eval::nnue` network's shape (inputs,
+//! king buckets, layers, output buckets, activation) in f32, with the gradient of the loss for
+//! one position.
 //!
 //! One unit of output is `EVAL_SCALE` centipawns, and an accumulator value of 1.0 is what the
 //! quantised network stores as `QA`, so quantising is a matter of scaling and rounding. The
-//! hidden size is a run-time value here (the tests check gradients on tiny networks); only a
-//! network of `HIDDEN` neurons quantises.
+//! whole shape, hidden size included, is a run-time value here (the tests check gradients on
+//! tiny networks); only a network of the build's `HIDDEN` neurons quantises.
 
 use super::packed::Record;
 use crate::board::{Color, PieceKind, Square};
-use crate::eval::nnue::{Activation, EVAL_SCALE, HIDDEN, MAX_OUTPUT_WEIGHT, Network, PIECE_INPUTS, QA, QB, Shape};
+use crate::eval::nnue::Activation;
+use crate::eval::nnue::{EVAL_SCALE, HIDDEN, MAX_OUTPUT_WEIGHT, Network, PIECE_INPUTS, QA, QB, Shape};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 /// Scores beyond this (centipawns) are clipped: the sigmoid target is flat out there anyway.
@@ -16,22 +18,49 @@ pub const SCORE_LIMIT: f32 = 3000.0;
 /// The largest output weight the quantised network can hold, in float units.
 pub const OUTPUT_WEIGHT_LIMIT: f32 = MAX_OUTPUT_WEIGHT as f32 / QB as f32;
 
-/// A training position: its active inputs, side to move's view first, and its labels.
+/// A training position: its active inputs, side to move's view first, its output bucket and
+/// its labels.
 pub struct Position {
     pub features: [[u16; 32]; 2],
     pub count: usize,
-    /// The search's score from the side to move's view, centipawns, clipped to `SCORE_LIMIT`.
+    pub bucket: usize,
+    pub labels: Labels,
+}
+
+/// What a position is trained towards, from the side to move's view.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Labels {
+    /// The search's score in centipawns, clipped to `SCORE_LIMIT`.
     pub score: f32,
     /// The side to move's share of the game's points: 0, 0.5 or 1.
     pub result: f32,
 }
 
-impl Position {
-    /// The record's position, or with `mirror` its reflection from the a-file to the h-file,
-    /// which is the same position in all but castling rights (the caller's to check).
-    pub fn decode(record: &Record, mirror: bool) -> Position {
+impl Labels {
+    pub fn of(record: &Record) -> Labels {
         let stm = record.side_to_move();
-        let shape = Shape::plain(HIDDEN, Activation::SCReLU);
+        let sign = if stm == Color::White { 1.0 } else { -1.0 };
+        let white_points = record.outcome().white_points();
+        Labels {
+            score: (record.white_score() as f32 * sign).clamp(-SCORE_LIMIT, SCORE_LIMIT),
+            result: if stm == Color::White { white_points } else { 1.0 - white_points },
+        }
+    }
+
+    /// What the prediction should be: the game's result blended with the search's score
+    /// (`wdl` is the result's share).
+    pub fn target(&self, wdl: f32) -> f32 {
+        wdl * self.result + (1.0 - wdl) * sigmoid(self.score / EVAL_SCALE as f32)
+    }
+}
+
+impl Position {
+    /// The record's position as `shape`'s inputs, or with `mirror` its reflection from the
+    /// a-file to the h-file, which is the same position in all but castling rights (the
+    /// caller's to check).
+    #[inline(always)]
+    pub fn decode(record: &Record, mirror: bool, shape: &Shape) -> Position {
+        let stm = record.side_to_move();
         let flip = if mirror { 7 } else { 0 };
         let pieces = || record.pieces().map(|(sq, piece)| (Square::from_index64(sq.index64() ^ flip), piece));
         let mut kings = [Square::NONE; 2];
@@ -46,20 +75,11 @@ impl Position {
             features[1][count] = views[1].index(piece, sq) as u16;
             count += 1;
         }
-        let sign = if stm == Color::White { 1.0 } else { -1.0 };
-        let white_points = record.outcome().white_points();
-        Position {
-            features,
-            count,
-            score: (record.white_score() as f32 * sign).clamp(-SCORE_LIMIT, SCORE_LIMIT),
-            result: if stm == Color::White { white_points } else { 1.0 - white_points },
-        }
+        Position { features, count, bucket: shape.output_bucket(count), labels: Labels::of(record) }
     }
 
-    /// What the prediction should be: the game's result blended with the search's score
-    /// (`wdl` is the result's share).
     pub fn target(&self, wdl: f32) -> f32 {
-        wdl * self.result + (1.0 - wdl) * sigmoid(self.score / EVAL_SCALE as f32)
+        self.labels.target(wdl)
     }
 }
 
@@ -69,11 +89,10 @@ pub fn sigmoid(x: f32) -> f32 {
 
 /// The float network. The parameters are one flat vector (so the optimiser and the checkpoints
 /// treat them alike): the feature weights, one row of `hidden` per input; the feature biases;
-/// the output weights, side to move's `hidden` first; the output bias.
+/// per output bucket the output weights, side to move's `hidden` first; the output biases.
 #[derive(Clone, PartialEq, Debug)]
 pub struct FloatNet {
-    pub hidden: usize,
-    pub activation: Activation,
+    pub shape: Shape,
     pub params: Vec<f32>,
 }
 
@@ -91,21 +110,25 @@ impl Scratch {
 }
 
 impl FloatNet {
-    pub fn param_count(hidden: usize) -> usize {
-        PIECE_INPUTS * hidden + hidden + 2 * hidden + 1
+    pub fn param_count(shape: &Shape) -> usize {
+        let (_, _, output_bias) = FloatNet::offsets(shape);
+        output_bias + shape.output_buckets
     }
 
-    /// Where the feature biases, output weights and output bias start in `params`.
-    pub fn offsets(hidden: usize) -> (usize, usize, usize) {
-        let bias = PIECE_INPUTS * hidden;
-        (bias, bias + hidden, bias + 3 * hidden)
+    /// Where the feature biases, output weights and output biases start in `params`.
+    pub fn offsets(shape: &Shape) -> (usize, usize, usize) {
+        let bias = shape.inputs() * shape.hidden;
+        let output = bias + shape.hidden;
+        (bias, output, output + shape.output_buckets * 2 * shape.hidden)
     }
 
-    /// Random weights (uniform within ±1/√fan-in) and zero biases.
-    pub fn new(hidden: usize, activation: Activation, seed: u64) -> FloatNet {
+    /// Random weights (uniform within ±1/√fan-in: a king bucket's inputs, or one output
+    /// bucket's) and zero biases.
+    pub fn new(shape: Shape, seed: u64) -> FloatNet {
+        let hidden = shape.hidden;
         let mut rng = StdRng::seed_from_u64(seed);
-        let (bias, output, output_bias) = FloatNet::offsets(hidden);
-        let mut params = vec![0.0; FloatNet::param_count(hidden)];
+        let (bias, output, output_bias) = FloatNet::offsets(&shape);
+        let mut params = vec![0.0; FloatNet::param_count(&shape)];
         let feature_range = 1.0 / (PIECE_INPUTS as f32).sqrt();
         for w in &mut params[..bias] {
             *w = rng.random_range(-feature_range..feature_range);
@@ -114,24 +137,27 @@ impl FloatNet {
         for w in &mut params[output..output_bias] {
             *w = rng.random_range(-output_range..output_range);
         }
-        FloatNet { hidden, activation, params }
+        FloatNet { shape, params }
     }
 
     /// The output, in units of `EVAL_SCALE` centipawns, leaving the accumulators in `scratch`.
+    #[inline(always)]
     pub fn forward(&self, pos: &Position, scratch: &mut Scratch) -> f32 {
-        match self.activation {
+        match self.shape.activation {
             Activation::CReLU => self.forward_with::<false>(pos, scratch),
             Activation::SCReLU => self.forward_with::<true>(pos, scratch),
         }
     }
 
+    #[inline(always)]
     fn forward_with<const SQUARED: bool>(&self, pos: &Position, scratch: &mut Scratch) -> f32 {
-        let h = self.hidden;
-        let (bias, output, output_bias) = FloatNet::offsets(h);
-        let mut out = self.params[output_bias];
+        let h = self.shape.hidden;
+        let (bias, outputs, output_bias) = FloatNet::offsets(&self.shape);
+        let output = outputs + pos.bucket * 2 * h;
+        let mut out = self.params[output_bias + pos.bucket];
         for side in 0..2 {
             let acc = &mut scratch.acc[side];
-            acc.copy_from_slice(&self.params[bias..output]);
+            acc.copy_from_slice(&self.params[bias..outputs]);
             for &f in &pos.features[side][..pos.count] {
                 let row = &self.params[f as usize * h..][..h];
                 acc.iter_mut().zip(row).for_each(|(a, w)| *a += w);
@@ -144,17 +170,20 @@ impl FloatNet {
     /// Adds to `grad` the gradient of a loss whose derivative by the output is `d_out`, after
     /// `forward` on the same position left its accumulators in `scratch`. Only the rows of the
     /// position's inputs are touched.
+    #[inline(always)]
     pub fn backward(&self, pos: &Position, scratch: &mut Scratch, d_out: f32, grad: &mut [f32]) {
-        match self.activation {
+        match self.shape.activation {
             Activation::CReLU => self.backward_with::<false>(pos, scratch, d_out, grad),
             Activation::SCReLU => self.backward_with::<true>(pos, scratch, d_out, grad),
         }
     }
 
+    #[inline(always)]
     fn backward_with<const SQUARED: bool>(&self, pos: &Position, scratch: &mut Scratch, d_out: f32, grad: &mut [f32]) {
-        let h = self.hidden;
-        let (bias, output, output_bias) = FloatNet::offsets(h);
-        grad[output_bias] += d_out;
+        let h = self.shape.hidden;
+        let (bias, outputs, output_bias) = FloatNet::offsets(&self.shape);
+        let output = outputs + pos.bucket * 2 * h;
+        grad[output_bias + pos.bucket] += d_out;
         for side in 0..2 {
             let weights = &self.params[output + side * h..][..h];
             let (acc, d_acc) = (&scratch.acc[side], &mut scratch.grad[side]);
@@ -165,7 +194,7 @@ impl FloatNet {
             }
         }
         let [us, them] = &scratch.grad;
-        for ((g, a), b) in grad[bias..output].iter_mut().zip(us).zip(them) {
+        for ((g, a), b) in grad[bias..outputs].iter_mut().zip(us).zip(them) {
             *g += a + b;
         }
         for side in 0..2 {
@@ -183,10 +212,10 @@ impl FloatNet {
 
     /// The quantised network, and how many parameters had to be clamped to fit.
     pub fn quantise(&self) -> Result<(Network, usize), String> {
-        if self.hidden != HIDDEN {
-            return Err(format!("only a network of {HIDDEN} hidden neurons quantises, not {}", self.hidden));
+        if self.shape.hidden != HIDDEN {
+            return Err(format!("only a network of {HIDDEN} hidden neurons quantises, not {}", self.shape.hidden));
         }
-        let (bias, output, output_bias) = FloatNet::offsets(self.hidden);
+        let (bias, output, output_bias) = FloatNet::offsets(&self.shape);
         let mut clamped = 0;
         let mut quantise = |values: &[f32], scale: i32, limit: i16| -> Vec<i16> {
             values
@@ -203,16 +232,19 @@ impl FloatNet {
         let features = quantise(&self.params[..bias], QA, i16::MAX);
         let biases = quantise(&self.params[bias..output], QA, i16::MAX);
         let outputs = quantise(&self.params[output..output_bias], QB, MAX_OUTPUT_WEIGHT);
-        let out_bias = (self.params[output_bias] as f64 * (QA * QB) as f64).round();
-        let out_bias = out_bias.clamp(i32::MIN as f64, i32::MAX as f64) as i32;
-        let shape = Shape::plain(self.hidden, self.activation);
-        let net = Network::from_parts(shape, &features, &biases, &outputs, &[out_bias]).map_err(|e| e.to_string())?;
+        let out_biases: Vec<i32> = self.params[output_bias..]
+            .iter()
+            .map(|&b| (b as f64 * (QA * QB) as f64).round().clamp(i32::MIN as f64, i32::MAX as f64) as i32)
+            .collect();
+        let net =
+            Network::from_parts(self.shape, &features, &biases, &outputs, &out_biases).map_err(|e| e.to_string())?;
         Ok((net, clamped))
     }
 }
 
 /// Σ activation(a) · w, summed in eight lanes: a single running sum would make every addition
 /// wait for the one before (floating-point sums are not reordered for us).
+#[inline(always)]
 fn activated_dot<const SQUARED: bool>(acc: &[f32], weights: &[f32]) -> f32 {
     const LANES: usize = 8;
     let mut lanes = [0.0f32; LANES];
@@ -251,83 +283,96 @@ mod tests {
     use super::*;
     use crate::board::Board;
     use crate::board::GameResult;
+    use crate::eval::nnue::quartered;
 
-    fn position(fen: &str, white_score: i16, outcome: GameResult) -> Position {
-        Position::decode(&Record::pack(&Board::from_fen(fen).unwrap(), white_score, outcome), false)
+    fn record(fen: &str, white_score: i16, outcome: GameResult) -> Record {
+        Record::pack(&Board::from_fen(fen).unwrap(), white_score, outcome)
+    }
+
+    fn position(fen: &str, white_score: i16, outcome: GameResult, shape: &Shape) -> Position {
+        Position::decode(&record(fen, white_score, outcome), false, shape)
     }
 
     fn loss(net: &FloatNet, positions: &[Position], wdl: f32) -> f64 {
-        let mut scratch = Scratch::new(net.hidden);
+        let mut scratch = Scratch::new(net.shape.hidden);
         positions.iter().map(|p| (sigmoid(net.forward(p, &mut scratch)) - p.target(wdl)).powi(2) as f64).sum()
     }
 
     /// The analytic gradient of the summed squared error agrees with central differences, for
-    /// every parameter the positions reach, with both activations.
+    /// every parameter the positions reach, with both activations, without buckets and with
+    /// king buckets (mirrored) and output buckets.
     #[test]
     fn gradient_matches_finite_differences() {
-        let positions = [
-            position(
-                "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7",
-                35,
-                GameResult::WhiteWins,
-            ),
-            position("8/5pk1/6p1/8/8/6P1/5PK1/8 b - - 0 1", -20, GameResult::Draw),
-            position("2r3k1/pp3ppp/8/3N4/8/1P4P1/P4P1P/2R3K1 b - - 0 30", -310, GameResult::BlackWins),
+        let fens = [
+            ("r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7", 35, GameResult::WhiteWins),
+            ("8/5pk1/6p1/8/8/6P1/5PK1/8 b - - 0 1", -20, GameResult::Draw),
+            ("2r3k1/pp3ppp/8/3N4/8/1P4P1/P4P1P/2R3K1 b - - 0 30", -310, GameResult::BlackWins),
+            ("8/8/2k5/8/3K4/8/1P6/8 w - - 0 50", 150, GameResult::WhiteWins),
         ];
         let wdl = 0.3;
         for activation in [Activation::CReLU, Activation::SCReLU] {
-            let mut net = FloatNet::new(4, activation, 42);
-            // Biases away from zero, so that some neurons sit inside (0, 1) and some outside.
-            let (bias, output, _) = FloatNet::offsets(4);
-            net.params[bias..output].copy_from_slice(&[0.3, 0.6, -0.2, 1.1]);
-            let mut grad = vec![0.0; net.params.len()];
-            let mut scratch = Scratch::new(4);
-            for p in &positions {
-                let prediction = sigmoid(net.forward(p, &mut scratch));
-                let d_out = 2.0 * (prediction - p.target(wdl)) * prediction * (1.0 - prediction);
-                net.backward(p, &mut scratch, d_out, &mut grad);
+            let plain = Shape::plain(4, activation);
+            for shape in [plain, Shape { kings: quartered(), output_buckets: 4, ..plain }] {
+                let positions: Vec<Position> =
+                    fens.iter().map(|&(fen, score, result)| position(fen, score, result, &shape)).collect();
+                let mut net = FloatNet::new(shape, 42);
+                // Biases away from zero, so that some neurons sit inside (0, 1) and some outside.
+                let (bias, output, _) = FloatNet::offsets(&shape);
+                net.params[bias..output].copy_from_slice(&[0.3, 0.6, -0.2, 1.1]);
+                let mut grad = vec![0.0; net.params.len()];
+                let mut scratch = Scratch::new(4);
+                for p in &positions {
+                    let prediction = sigmoid(net.forward(p, &mut scratch));
+                    let d_out = 2.0 * (prediction - p.target(wdl)) * prediction * (1.0 - prediction);
+                    net.backward(p, &mut scratch, d_out, &mut grad);
+                }
+                let mut checked = 0;
+                for (i, &analytic) in grad.iter().enumerate() {
+                    let h = 1e-3;
+                    let mut plus = net.clone();
+                    plus.params[i] += h;
+                    let mut minus = net.clone();
+                    minus.params[i] -= h;
+                    let numeric = (loss(&plus, &positions, wdl) - loss(&minus, &positions, wdl)) / (2.0 * h as f64);
+                    let analytic = analytic as f64;
+                    assert!(
+                        (numeric - analytic).abs() <= 2e-3 * analytic.abs() + 2e-5,
+                        "{shape}: param {i}: {numeric} vs {analytic}"
+                    );
+                    checked += (analytic != 0.0) as usize;
+                }
+                assert!(checked > 50, "{shape}: {checked}");
             }
-            let mut checked = 0;
-            for (i, &analytic) in grad.iter().enumerate() {
-                let h = 1e-3;
-                let mut plus = net.clone();
-                plus.params[i] += h;
-                let mut minus = net.clone();
-                minus.params[i] -= h;
-                let numeric = (loss(&plus, &positions, wdl) - loss(&minus, &positions, wdl)) / (2.0 * h as f64);
-                let analytic = analytic as f64;
-                assert!(
-                    (numeric - analytic).abs() <= 2e-3 * analytic.abs() + 2e-5,
-                    "{activation:?} param {i}: {numeric} vs {analytic}"
-                );
-                checked += (analytic != 0.0) as usize;
-            }
-            assert!(checked > 50, "{activation:?}: {checked}");
         }
     }
 
     /// Mirroring a record gives the features of the position reflected from the a-file to the
-    /// h-file, with the same labels.
+    /// h-file, with the same labels; a shape that mirrors the board by the king's file sees
+    /// the two alike.
     #[test]
     fn mirrored_records_decode_as_the_reflected_position() {
         let sorted = |p: &Position| {
             let mut f = [p.features[0][..p.count].to_vec(), p.features[1][..p.count].to_vec()];
             f.iter_mut().for_each(|side| side.sort());
-            (f, p.score, p.result)
+            (f, p.bucket, p.labels)
         };
         let fen = "2r3k1/pp3ppp/8/3N4/8/1P4P1/P4P1P/2R3K1 b - - 0 30";
         let reflected = "1k3r2/ppp3pp/8/4N3/8/1P4P1/P1P4P/1K3R2 b - - 0 30";
-        let record = Record::pack(&Board::from_fen(fen).unwrap(), -310, GameResult::BlackWins);
-        let mirrored = Position::decode(&record, true);
-        assert_eq!(sorted(&mirrored), sorted(&position(reflected, -310, GameResult::BlackWins)));
-        assert_ne!(sorted(&mirrored), sorted(&position(fen, -310, GameResult::BlackWins)));
+        let plain = Shape::plain(8, Activation::SCReLU);
+        let mirrored = Position::decode(&record(fen, -310, GameResult::BlackWins), true, &plain);
+        assert_eq!(sorted(&mirrored), sorted(&position(reflected, -310, GameResult::BlackWins, &plain)));
+        assert_ne!(sorted(&mirrored), sorted(&position(fen, -310, GameResult::BlackWins, &plain)));
+        let bucketed = Shape { kings: quartered(), ..plain };
+        let mirrored = Position::decode(&record(fen, -310, GameResult::BlackWins), true, &bucketed);
+        assert_eq!(sorted(&mirrored), sorted(&position(fen, -310, GameResult::BlackWins, &bucketed)));
     }
 
     #[test]
     fn positions_decode_from_the_side_to_moves_view() {
         // Black to move, White's search score +250 and a White win: Black's view is -250, lost.
-        let p = position("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", 250, GameResult::WhiteWins);
-        assert_eq!((p.score, p.result, p.count), (-250.0, 0.0, 3));
+        let shape = Shape { output_buckets: 8, ..Shape::plain(8, Activation::SCReLU) };
+        let p = position("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", 250, GameResult::WhiteWins, &shape);
+        assert_eq!((p.labels.score, p.labels.result, p.count, p.bucket), (-250.0, 0.0, 3, 0));
         let mut ours: Vec<u16> = p.features[0][..3].to_vec();
         ours.sort();
         // Black's own king on e8 seen from Black's side is e1; White's pawn e2 and king e1 are
@@ -335,7 +380,16 @@ mod tests {
         assert_eq!(ours, [5 * 64 + 4, 384 + 52, 384 + 5 * 64 + 60]);
         assert!((p.target(1.0) - 0.0).abs() < 1e-6);
         assert!((p.target(0.0) - sigmoid(-250.0 / 400.0)).abs() < 1e-6);
-        let clipped = position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", 32000, GameResult::Draw);
-        assert_eq!((clipped.score, clipped.result), (SCORE_LIMIT, 0.5));
+        let clipped = position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", 32000, GameResult::Draw, &shape);
+        assert_eq!((clipped.labels.score, clipped.labels.result), (SCORE_LIMIT, 0.5));
+        let start = position(crate::board::START_FEN, 0, GameResult::Draw, &shape);
+        assert_eq!(start.bucket, 7);
+        // With king buckets, Black's king on e8 is on e1 of its own side: files e-h mirror the
+        // board, so it stands on d1 (bucket 0 of `quartered`) and White's pawn e2 is on d7.
+        let bucketed = Shape { kings: quartered(), ..shape };
+        let p = position("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", 250, GameResult::WhiteWins, &bucketed);
+        let mut ours: Vec<u16> = p.features[0][..3].to_vec();
+        ours.sort();
+        assert_eq!(ours, [5 * 64 + 3, 384 + 51, 384 + 5 * 64 + 59]);
     }
 }
