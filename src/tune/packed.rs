@@ -234,32 +234,39 @@ pub fn check_header(header: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// Reads every record of a file. A broken record or a truncated tail stops the reading with an
-/// error that gives the byte offset; the records before it are returned with the error, so
-/// nothing before the damage is lost.
+/// Reads every record of a file (see `read_each`).
+#[cfg(test)]
 pub fn read_all(reader: &mut impl Read) -> (Vec<Record>, Option<String>) {
-    let mut header = [0u8; HEADER_SIZE];
     let mut records = Vec::new();
+    let error = read_each(reader, |record| records.push(record));
+    (records, error)
+}
+
+/// Hands every record of a file to `take`, in order, without holding the file in memory. A
+/// broken record or a truncated tail stops the reading with an error that gives the byte
+/// offset; the records before it have been handed over, so nothing before the damage is lost.
+pub fn read_each(reader: &mut impl Read, mut take: impl FnMut(Record)) -> Option<String> {
+    let mut header = [0u8; HEADER_SIZE];
     let got = match read_up_to(reader, &mut header) {
         Ok(n) => n,
-        Err(e) => return (records, Some(format!("cannot read: {e}"))),
+        Err(e) => return Some(format!("cannot read: {e}")),
     };
     if let Err(e) = check_header(&header[..got]) {
-        return (records, Some(format!("offset 0: {e}")));
+        return Some(format!("offset 0: {e}"));
     }
     let mut offset = HEADER_SIZE as u64;
     loop {
         let mut bytes = [0u8; RECORD_SIZE];
         match read_up_to(reader, &mut bytes) {
-            Ok(0) => return (records, None),
+            Ok(0) => return None,
             Ok(n) if n < RECORD_SIZE => {
-                return (records, Some(format!("offset {offset}: truncated record ({n} of {RECORD_SIZE} bytes)")));
+                return Some(format!("offset {offset}: truncated record ({n} of {RECORD_SIZE} bytes)"));
             }
             Ok(_) => match Record::validate(bytes) {
-                Ok(record) => records.push(record),
-                Err(e) => return (records, Some(format!("offset {offset}: {e}"))),
+                Ok(record) => take(record),
+                Err(e) => return Some(format!("offset {offset}: {e}")),
             },
-            Err(e) => return (records, Some(format!("offset {offset}: cannot read: {e}"))),
+            Err(e) => return Some(format!("offset {offset}: cannot read: {e}")),
         }
         offset += RECORD_SIZE as u64;
     }
