@@ -517,6 +517,75 @@ fn evaluation_options_switch_the_evaluation() {
     engine.check(score == network, &format!("the built-in network's own file: {score}, not {network}"));
 }
 
+/// A network file with king buckets (four, the board mirrored when the king is on files e-h)
+/// and eight output buckets, its weights drawn from a seeded generator, with `hidden` neurons.
+fn bucketed_network(hidden: usize) -> Vec<u8> {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |range: i64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % (2 * range as u64 + 1)) as i64 - range
+    };
+    let (kings, outputs) = (4, 8);
+    let mut bytes = b"SNTLNNUE".to_vec();
+    for word in [3, hidden as u32, 1, outputs as u32, 1] {
+        bytes.extend_from_slice(&word.to_le_bytes());
+    }
+    // Ranks 1-2 or 3-8, files a-b (and g-h, their mirror) or c-f.
+    bytes.extend((0..64).map(|sq| (sq / 8 >= 2) as u8 * 2 + ((sq % 8) / 2 % 3 == 0) as u8));
+    let weights = [(kings * 768 * hidden, 60), (hidden, 100), (outputs * 2 * hidden, 127)];
+    for (count, range) in weights {
+        (0..count).for_each(|_| bytes.extend_from_slice(&(next(range) as i16).to_le_bytes()));
+    }
+    (0..outputs).for_each(|_| bytes.extend_from_slice(&(next(20_000) as i32).to_le_bytes()));
+    bytes
+}
+
+/// `EvalFile` takes a network of any shape this build evaluates (here with king buckets and
+/// output buckets) and evaluates with it; a file of another hidden size, a truncated one and
+/// one with a bad header are each reported with what is wrong, and the network in use stays.
+#[test]
+fn eval_file_takes_every_shape_this_build_reads_and_keeps_its_network_otherwise() {
+    let builtin = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/src/eval/network.nnue")).unwrap();
+    let hidden = u32::from_le_bytes(builtin[12..16].try_into().unwrap()) as usize;
+    let write = |name: &str, bytes: &[u8]| {
+        let path = std::env::temp_dir().join(format!("sentinel-{}-{name}.nnue", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let mut engine = Engine::uci();
+    let network = depth_one_score(&mut engine);
+    let bucketed = bucketed_network(hidden);
+    engine.send(&format!("setoption name EvalFile value {}", write("bucketed", &bucketed)));
+    ready_without_errors(&mut engine);
+    let score = depth_one_score(&mut engine);
+    engine.check(score != network, &format!("the bucketed network scores as the built-in one: {score}"));
+
+    let mut wider = bucketed.clone();
+    wider[12..16].copy_from_slice(&(2 * hidden as u32).to_le_bytes());
+    let reason = format!("{} hidden neurons; this build is made for {hidden}", 2 * hidden);
+    let mut old = bucketed.clone();
+    old[8] = 7;
+    let mut lopsided = bucketed.clone();
+    lopsided[28 + 6] = 0;
+    let refused = [
+        ("wider", &wider[..], reason.as_str()),
+        ("truncated", &bucketed[..bucketed.len() - 1000], "truncated: expected"),
+        ("old", &old[..], "network format version 7"),
+        ("lopsided", &lopsided[..], "king buckets are mirrored but b1 is not in its mirror square's bucket"),
+    ];
+    for (name, bytes, reason) in refused {
+        expect_error(&mut engine, &format!("setoption name EvalFile value {}", write(name, bytes)), reason);
+        let after = depth_one_score(&mut engine);
+        engine.check(after == score, &format!("the {name} file changed the score: {after}, not {score}"));
+    }
+    engine.send("setoption name EvalFile value <empty>");
+    ready_without_errors(&mut engine);
+    let back = depth_one_score(&mut engine);
+    engine.check(back == network, &format!("the built-in network is back: {back}, not {network}"));
+}
+
 /// A level evaluates with the hand-crafted evaluation its calibration was measured with,
 /// whatever `Use NNUE` says: with a fixed seed its search and its move are the same either way.
 #[test]
