@@ -140,3 +140,57 @@ impl Evaluator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::PieceKind;
+    use crate::eval::nnue::{Activation, HIDDEN, Shape, quartered, random_network_of};
+    use crate::movegen::legal_moves;
+
+    /// With a network of king buckets (mirrored) and output buckets, the evaluator follows a
+    /// line of king walks, null moves and take-backs from a new root, as the search drives it,
+    /// and scores every position as the network does from scratch.
+    #[test]
+    fn a_bucketed_network_follows_the_line() {
+        let shape = Shape { kings: quartered(), output_buckets: 8, ..Shape::plain(HIDDEN, Activation::SCReLU) };
+        let evaluation = Evaluation::Network(Arc::new(random_network_of(shape, 31)));
+        let Evaluation::Network(network) = &evaluation else { unreachable!() };
+        let mut evaluator = Evaluator::new(&evaluation);
+        let mut board = Board::from_fen("r3k2r/pp3ppp/2n5/3p4/3P4/2N5/PP3PPP/R3K2R w KQkq - 0 12").unwrap();
+        evaluator.start(&evaluation, &board);
+        let (mut state, mut nulls, mut crossings) = (7u64, Vec::new(), 0);
+        for step in 0..600 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let pick = (state >> 33) as usize;
+            let moves = legal_moves(&board);
+            if !nulls.is_empty() && (moves.is_empty() || pick.is_multiple_of(5) || nulls.len() == 60) {
+                evaluator.pop();
+                if nulls.pop() == Some(true) { board.unmake_null_move() } else { board.unmake_move() }
+            } else if !board.in_check() && pick.is_multiple_of(7) {
+                evaluator.push_null();
+                board.make_null_move();
+                nulls.push(true);
+            } else {
+                // King moves half the time, so that the king crosses the buckets' boundaries.
+                let king = |mv: &&Move| board.piece_at(mv.from()).is_kind(PieceKind::King);
+                let kings: Vec<Move> = moves.as_slice().iter().filter(king).copied().collect();
+                let mv = if !kings.is_empty() && pick.is_multiple_of(2) {
+                    kings[pick / 2 % kings.len()]
+                } else {
+                    moves.as_slice()[pick / 2 % moves.len()]
+                };
+                let us = board.side_to_move();
+                let view = |board: &Board| shape.view(us, board.king_square(us));
+                let before = view(&board);
+                evaluator.push(&board, mv);
+                board.make_move(mv);
+                crossings += (view(&board) != before) as usize;
+                nulls.push(false);
+            }
+            let expected = crate::eval::scale_network(&board, network.evaluate(&board));
+            assert_eq!(evaluator.evaluate(&board), expected, "step {step}: {}", board.to_fen());
+        }
+        assert!(crossings > 20, "{crossings} king moves into another view");
+    }
+}
