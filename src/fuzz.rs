@@ -147,7 +147,8 @@ fn network(input: &[u8]) {
     for fen in &crate::bench::POSITIONS[..4] {
         let board = Board::from_fen(fen).expect("bench positions are valid");
         let from_scratch = net.evaluate(&board);
-        let accumulated = Accumulator::new(&net, &board).evaluate(&net, board.side_to_move(), board.piece_count());
+        let accumulated =
+            Accumulator::new(&net, &board).evaluate(&net, board.side_to_move(), net.output_bucket(&board));
         assert_eq!(from_scratch, accumulated, "both ways of evaluating agree");
     }
 }

@@ -134,7 +134,7 @@ impl Evaluator {
                     "incremental accumulators differ from fresh ones in {}",
                     board.to_fen()
                 );
-                scale_network(board, acc.evaluate(network, board.side_to_move(), board.piece_count()))
+                scale_network(board, acc.evaluate(network, board.side_to_move(), network.output_bucket(board)))
             }
             State::HandCrafted { pawns } => evaluate(board, pawns),
         }

@@ -276,7 +276,13 @@ impl Network {
     #[cfg(any(test, feature = "tune", feature = "fuzz"))]
     /// The evaluation of `board` for the side to move, computing the accumulators afresh.
     pub fn evaluate(&self, board: &Board) -> i32 {
-        Accumulator::new(self, board).evaluate(self, board.side_to_move(), board.piece_count())
+        Accumulator::new(self, board).evaluate(self, board.side_to_move(), self.output_bucket(board))
+    }
+
+    /// The output bucket of `board`, without counting its pieces when there is one bucket.
+    #[inline(always)]
+    pub fn output_bucket(&self, board: &Board) -> usize {
+        if self.shape.output_buckets == 1 { 0 } else { self.shape.output_bucket(board.piece_count()) }
     }
 
     #[inline(always)]
@@ -434,11 +440,43 @@ impl Accumulator {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn play_into_avx2(&self, next: &mut Accumulator, net: &Network, board: &Board, mv: Move, cache: &mut RefreshCache) {
-        self.play_into_portable(next, net, board, mv, cache);
+        self.play_into_shaped(next, net, board, mv, cache);
+    }
+
+    /// `play_into` for processors without AVX2, out of line so that the call the search makes
+    /// stays small.
+    #[inline(never)]
+    fn play_into_portable(
+        &self,
+        next: &mut Accumulator,
+        net: &Network,
+        board: &Board,
+        mv: Move,
+        cache: &mut RefreshCache,
+    ) {
+        self.play_into_shaped(next, net, board, mv, cache);
     }
 
     #[inline(always)]
-    fn play_into_portable(
+    fn play_into_shaped(
+        &self,
+        next: &mut Accumulator,
+        net: &Network,
+        board: &Board,
+        mv: Move,
+        cache: &mut RefreshCache,
+    ) {
+        // Two copies of the loop: without king buckets, the built-in network's case, the views
+        // are constants and no move refreshes.
+        if net.shape.kings.matter() {
+            self.play_into_with::<true>(next, net, board, mv, cache);
+        } else {
+            self.play_into_with::<false>(next, net, board, mv, cache);
+        }
+    }
+
+    #[inline(always)]
+    fn play_into_with<const KINGS_MATTER: bool>(
         &self,
         next: &mut Accumulator,
         net: &Network,
@@ -448,9 +486,14 @@ impl Accumulator {
     ) {
         let change = Change::of(board, mv);
         for perspective in Color::BOTH {
-            let view = net.shape.view(perspective, board.king_square(perspective));
+            let view = if KINGS_MATTER {
+                net.shape.view(perspective, board.king_square(perspective))
+            } else {
+                View::unbucketed(perspective)
+            };
             let to = &mut next.values[perspective.index()];
-            if let Some(king_to) = change.king_to
+            if KINGS_MATTER
+                && let Some(king_to) = change.king_to
                 && perspective == board.side_to_move()
                 && net.shape.view(perspective, king_to) != view
             {
@@ -468,27 +511,26 @@ impl Accumulator {
         }
     }
 
-    /// The evaluation in centipawns for `stm`, the side to move, of a position with `pieces`
-    /// pieces on the board (which picks the output bucket).
-    pub fn evaluate(&self, net: &Network, stm: Color, pieces: usize) -> i32 {
+    /// The evaluation in centipawns for `stm`, the side to move, with the output weights of
+    /// `bucket` (`Network::output_bucket`; below the network's count of them).
+    pub fn evaluate(&self, net: &Network, stm: Color, bucket: usize) -> i32 {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor has AVX2, checked just above.
-            return unsafe { self.evaluate_avx2(net, stm, pieces) };
+            return unsafe { self.evaluate_avx2(net, stm, bucket) };
         }
-        self.evaluate_portable(net, stm, pieces)
+        self.evaluate_portable(net, stm, bucket)
     }
 
     /// `evaluate` compiled with 256-bit vectors.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn evaluate_avx2(&self, net: &Network, stm: Color, pieces: usize) -> i32 {
-        self.evaluate_portable(net, stm, pieces)
+    fn evaluate_avx2(&self, net: &Network, stm: Color, bucket: usize) -> i32 {
+        self.evaluate_portable(net, stm, bucket)
     }
 
     #[inline(always)]
-    fn evaluate_portable(&self, net: &Network, stm: Color, pieces: usize) -> i32 {
-        let bucket = net.shape.output_bucket(pieces);
+    fn evaluate_portable(&self, net: &Network, stm: Color, bucket: usize) -> i32 {
         let (us, them) = (&self.values[stm.index()], &self.values[(!stm).index()]);
         let [ours, theirs] = &net.output_weights[bucket];
         // Scaled by QA · QB, the output bias's scale.
@@ -708,9 +750,9 @@ mod tests {
     /// `acc` is `board`'s, as computed from scratch, and evaluates as `board` does (both paths).
     fn check(net: &Network, acc: &Accumulator, board: &Board) {
         assert_eq!(*acc, Accumulator::new(net, board), "{}", board.to_fen());
-        let (stm, pieces) = (board.side_to_move(), board.piece_count());
-        assert_eq!(acc.evaluate(net, stm, pieces), net.evaluate(board));
-        assert_eq!(acc.evaluate_portable(net, stm, pieces), net.evaluate(board));
+        let (stm, bucket) = (board.side_to_move(), net.output_bucket(board));
+        assert_eq!(acc.evaluate(net, stm, bucket), net.evaluate(board));
+        assert_eq!(acc.evaluate_portable(net, stm, bucket), net.evaluate(board));
     }
 
     /// Random games forward and back, from every suite position (Chess960 castling
@@ -914,8 +956,9 @@ mod tests {
                 let net = random_network_of(Shape { activation, ..shape }, 11);
                 for board in suite_boards() {
                     let acc = Accumulator::new(&net, &board);
-                    let (stm, pieces) = (board.side_to_move(), board.piece_count());
-                    let bucket = (pieces - 2) * shape.output_buckets / 32;
+                    let stm = board.side_to_move();
+                    let bucket = (board.piece_count() - 2) * shape.output_buckets / 32;
+                    assert_eq!(net.output_bucket(&board), bucket);
                     let mut sum = net.output_bias[bucket] as f64 / (QA * QB) as f64;
                     for (side, weights) in [stm, !stm].iter().zip(&net.output_weights[bucket]) {
                         for (&a, &w) in acc.values[side.index()].iter().zip(weights) {
@@ -925,11 +968,11 @@ mod tests {
                         }
                     }
                     let expected = (sum * EVAL_SCALE as f64).clamp(-MAX_EVAL as f64, MAX_EVAL as f64);
-                    let got = acc.evaluate(&net, stm, pieces);
+                    let got = acc.evaluate(&net, stm, bucket);
                     // Two truncating divisions: less than 1 + 400 / (QA · QB) centipawns.
                     let bound = 1.0 + EVAL_SCALE as f64 / (QA * QB) as f64;
                     assert!((got as f64 - expected).abs() < bound, "{activation:?}: {got} vs {expected:.4}");
-                    assert_eq!(acc.evaluate_portable(&net, stm, pieces), got, "{activation:?}: the portable path");
+                    assert_eq!(acc.evaluate_portable(&net, stm, bucket), got, "{activation:?}: the portable path");
                 }
             }
         }

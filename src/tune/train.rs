@@ -351,7 +351,8 @@ pub fn network_loss(net: &Network, data: &[Record], wdl: f32, threads: usize) ->
 /// A quantised network's evaluation of a record (centipawns, the side to move's view), its
 /// accumulators computed afresh from the packed pieces.
 fn network_evaluation(net: &Network, record: &Record) -> i32 {
-    Accumulator::from_pieces(net, record.pieces()).evaluate(net, record.side_to_move(), record.piece_count())
+    let bucket = net.shape().output_bucket(record.piece_count());
+    Accumulator::from_pieces(net, record.pieces()).evaluate(net, record.side_to_move(), bucket)
 }
 
 /// Adds to `grad` the gradient of the loss over `part` (each record with whether to mirror

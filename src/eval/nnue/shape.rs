@@ -72,6 +72,13 @@ impl KingBuckets {
         self.count as usize
     }
 
+    /// Whether where the king stands matters at all: with one bucket and no mirroring (the
+    /// built-in network), no move ever refreshes and the view is the side's alone.
+    #[inline(always)]
+    pub fn matter(&self) -> bool {
+        self.count > 1 || self.mirrored
+    }
+
     /// How `perspective` sees the board with its king on `king`.
     #[inline(always)]
     pub fn view(&self, perspective: Color, king: Square) -> View {
@@ -94,6 +101,12 @@ pub struct View {
 }
 
 impl View {
+    /// The view of a side whose king does not matter: the board turned round for Black.
+    #[inline(always)]
+    pub fn unbucketed(perspective: Color) -> View {
+        View { perspective, bucket: 0, flip: if perspective == Color::White { 0 } else { 56 } }
+    }
+
     pub fn perspective(self) -> Color {
         self.perspective
     }
