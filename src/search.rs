@@ -393,13 +393,15 @@ impl<'a> Worker<'a> {
         self.limits.mate.is_some_and(|n| score > MATE_BOUND && plies < 2 * n && depth >= plies)
     }
 
-    /// A mate found, for either side, that further iterations will not change: one found with
-    /// well over twice its length in depth. Deeper searches would only repeat it up to the
-    /// deepest ply, which a GUI shows as a strange depth and which a search under the clock
-    /// gains nothing from; analysis (infinite or pondering) goes on as asked.
+    /// A mate that no deeper iteration can change: a mate in one, for either side (nothing is
+    /// shorter, and every root move was searched, so none escapes it). Any longer mate may
+    /// hide a shorter one that the reductions and prunings kept from this depth (a mate in 4
+    /// found at depth 17 can hide a mate in 3 that shows at 26), so the search goes on for as
+    /// long as the clock allows; analysis (infinite or pondering) goes on as asked. The few
+    /// iterations past the mate give the other MultiPV lines some depth.
     fn mate_settled(&self, score: i32, depth: i32) -> bool {
         let plies = MATE - score.abs();
-        !self.limits.infinite && !self.limits.ponder && score.abs() > MATE_BOUND && depth >= 2 * plies + 4
+        !self.limits.infinite && !self.limits.ponder && plies <= 2 && depth >= 2 * plies + 4
     }
 
     /// The expected reply to `best` when the line has only one move (it ended in a table

@@ -405,7 +405,7 @@ fn finds_mate_in_two() {
 }
 
 /// `go mate 3` stops once a mate in three is proven, with the whole line and a ponder move;
-/// a mate found under the clock ends the search instead of iterating to the deepest ply.
+/// a mate in one under the clock ends the search instead of iterating to the deepest ply.
 #[test]
 fn go_mate_stops_on_the_mate_with_its_line() {
     let mut engine = Engine::uci();
@@ -424,6 +424,23 @@ fn go_mate_stops_on_the_mate_with_its_line() {
     engine.check(lines.last().unwrap() == "bestmove a1a8", "Ra8 mates");
     let depth: i32 = lines.iter().rev().find_map(|l| field(l, "depth")).and_then(|d| d.parse().ok()).unwrap();
     engine.check(depth < 20, &format!("stopped soon after the mate, at depth {depth}"));
+}
+
+/// Here Qd8+ mates in four and shows first (depth 17); Be3-b6 mates in three, behind the
+/// reductions of a quiet move, and shows some iterations later. `go mate 3` must not stop on
+/// the longer mate, nor may a search under the clock that has the time to find the shorter.
+#[test]
+fn a_longer_mate_found_first_does_not_end_the_search() {
+    let mut engine = Engine::uci();
+    for go in ["go mate 3", "go wtime 120000 btime 120000"] {
+        engine.send("position fen rk6/3Q4/b1p5/p2pp3/4N2N/2P1B3/PP3PPP/R3K2R w KQ - 0 20");
+        engine.send(go);
+        let lines = engine.expect_within(Duration::from_secs(60), "bestmove", |l| l.starts_with("bestmove "));
+        let last = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+        engine.check(last.contains(" score mate 3 "), &format!("{go}: a mate in 3: {last}"));
+        engine.check(pv(last).first().map(String::as_str) == Some("e3b6"), &format!("{go}: Bb6 first: {last}"));
+        engine.check(lines.last().unwrap().starts_with("bestmove e3b6 "), &format!("{go}: Bb6 is played"));
+    }
 }
 
 /// UCI_ShowWDL adds `wdl W D L` (permille, summing to 1000) after the score.
