@@ -98,7 +98,7 @@ enum Command {
         no_color: bool,
         /// Seed of the engine's choices below full strength (Skill Seed): the same seed and
         /// moves give the same game.
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=engine::options::MAX_SPIN))]
         seed: Option<u32>,
     },
     #[cfg(feature = "tune")]

@@ -57,6 +57,16 @@ fn a_short_game_to_mate() {
     assert!(out.contains("White wins (1-0)"), "{out}");
 }
 
+/// `--seed` is the engine's `Skill Seed`, whose range fits a GUI's 32-bit integers: the
+/// largest such seed plays, one more is a bad argument.
+#[test]
+fn the_seed_is_a_skill_seed() {
+    let out = session(&["--seed", "2147483647", "--level", "5"], &["e4"]);
+    assert!(out.contains("You play 1. e4"), "{out}");
+    let (code, _, stderr) = run_with_input(&["play", "--seed", "2147483648"], "");
+    assert_eq!(code, Some(2), "{stderr}");
+}
+
 #[test]
 fn undo_takes_back_a_whole_move() {
     let out = session(&["--seed", "3"], &["e4", "fen", "undo", "fen", "undo", "d4", "fen"]);

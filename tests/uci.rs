@@ -62,7 +62,7 @@ fn handshake_lists_identity_options_then_uciok() {
         "option name UCI_LimitStrength type check default false".to_string(),
         "option name UCI_Elo type spin default 800 min 800 max ".to_string(),
         "option name Skill Level type spin default 20 min 0 max 20".to_string(),
-        "option name Skill Seed type spin default 0 min 0 max 4294967295".to_string(),
+        "option name Skill Seed type spin default 0 min 0 max 2147483647".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
         "uciok".to_string(),
     ];

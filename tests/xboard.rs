@@ -613,7 +613,7 @@ fn every_level_plays_legal_moves() {
         "feature option=\"UCI_LimitStrength -check 0\"",
         "feature option=\"UCI_Elo -spin 800 800 ",
         "feature option=\"Skill Level -spin 20 0 20\"",
-        "feature option=\"Skill Seed -spin 0 0 4294967295\"",
+        "feature option=\"Skill Seed -spin 0 0 2147483647\"",
     ] {
         engine.check(features.contains(option), &format!("{option} missing"));
     }

@@ -145,6 +145,9 @@ fn text(value: Value) -> String {
 }
 
 pub const MAX_MULTIPV: i64 = 256;
+/// The largest value a spin may have: GUIs keep spins in 32-bit signed integers (Cute Chess
+/// refuses an XBoard option beyond it and reads a larger UCI maximum as 0).
+pub const MAX_SPIN: i64 = i32::MAX as i64;
 const DEFAULT_BOOK_DEPTH: u32 = 255;
 
 pub static OPTIONS: &[Spec] = &[
@@ -303,7 +306,7 @@ pub static OPTIONS: &[Spec] = &[
     },
     Spec {
         name: "Skill Seed",
-        kind: Kind::Spin { default: 0, min: 0, max: u32::MAX as i64 },
+        kind: Kind::Spin { default: 0, min: 0, max: MAX_SPIN },
         shown: Shown::Everywhere,
         apply: |engine, value| {
             engine.settings.skill_seed = int(value) as u64;
@@ -344,6 +347,15 @@ mod tests {
         assert!(chess960.parse(Some("yes")).is_err());
         assert_eq!(find("clear hash").unwrap().parse(None), Ok(Value::Press));
         assert!(find("no such option").is_none());
+    }
+
+    #[test]
+    fn every_spin_fits_a_gui_integer() {
+        for spec in OPTIONS {
+            if let Kind::Spin { default, min, max } = spec.kind {
+                assert!(-MAX_SPIN - 1 <= min && min <= default && default <= max && max <= MAX_SPIN, "{}", spec.name);
+            }
+        }
     }
 
     #[test]
