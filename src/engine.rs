@@ -19,7 +19,7 @@ use crate::movegen::{legal_moves, parse_move};
 use crate::search::tablebase::Tablebases;
 use crate::search::{ProbeSettings, Searcher};
 use book::Book;
-use options::{OPTIONS, Settings, Spec};
+use options::{OPTIONS, OptionId, Settings, Spec};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::fmt;
@@ -50,8 +50,9 @@ pub enum EngineCommand {
     Stop,
     /// The pondered move was played: the search now runs under its clock.
     PonderHit,
-    /// Set an option of the table (`options::OPTIONS`) by name; buttons take no value.
-    SetOption { name: String, value: Option<String> },
+    /// Set an option of the table (`options::OPTIONS`) to a value given as text (checked
+    /// against the option's kind and range); buttons take no value.
+    SetOption { option: OptionId, value: Option<String> },
     /// Stop searching and wait for the search thread: the engine is about to end.
     Quit,
 }
@@ -142,8 +143,13 @@ pub struct Engine {
 impl Engine {
     pub fn new(sink: ReportSink) -> Engine {
         let settings = Settings::default();
-        let searcher = Searcher::new(settings.hash_mb);
-        Engine {
+        // The searcher starts from its own defaults, which bench and self-play use; the
+        // engine's are the option table's, so it is given every one it keeps.
+        let mut searcher = Searcher::new(settings.hash_mb);
+        searcher.set_threads(settings.threads);
+        searcher.set_move_overhead(settings.move_overhead);
+        searcher.set_probe_settings(settings.probe);
+        let mut engine = Engine {
             board: Board::start_position(),
             searcher,
             settings,
@@ -151,7 +157,12 @@ impl Engine {
             rng: StdRng::seed_from_u64(std::process::id() as u64 ^ 0x5EB7_1E1C),
             sink,
             next_search: 0,
+        };
+        let (use_nnue, eval_file) = (engine.settings.use_nnue, engine.settings.eval_file.clone());
+        if let Err(e) = engine.set_evaluation(use_nnue, eval_file) {
+            log::error!("the default evaluation: {e}");
         }
+        engine
     }
 
     /// The game's current position, with the moves played since it was set up.
@@ -264,8 +275,8 @@ impl Engine {
             }
             EngineCommand::Stop => self.searcher.stop(),
             EngineCommand::PonderHit => self.searcher.ponderhit(),
-            EngineCommand::SetOption { name, value } => {
-                let spec = options::find(&name).ok_or(EngineError::UnknownOption(name.clone()))?;
+            EngineCommand::SetOption { option, value } => {
+                let spec = option.spec();
                 let value = spec.parse(value.as_deref())?;
                 if let Some(notice) = spec.apply(self, value)? {
                     return Ok(Outcome::Notice(notice));
@@ -421,8 +432,8 @@ mod tests {
         engine.execute(EngineCommand::PlayMove(mv))
     }
 
-    fn set(engine: &mut Engine, name: &str, value: &str) -> Result<Outcome, EngineError> {
-        engine.execute(EngineCommand::SetOption { name: name.to_string(), value: Some(value.to_string()) })
+    fn set(engine: &mut Engine, option: OptionId, value: &str) -> Result<Outcome, EngineError> {
+        engine.execute(EngineCommand::SetOption { option, value: Some(value.to_string()) })
     }
 
     fn engine() -> (Engine, mpsc::Receiver<(SearchId, Report)>) {
@@ -480,12 +491,11 @@ mod tests {
     #[test]
     fn options_are_range_checked() {
         let (mut engine, _) = engine();
-        assert!(set(&mut engine, "Hash", "0").is_err());
-        assert!(set(&mut engine, "Threads", "257").is_err());
-        assert_eq!(set(&mut engine, "Nonsense", "1"), Err(EngineError::UnknownOption("Nonsense".into())));
-        set(&mut engine, "hash", "1").unwrap();
+        assert!(set(&mut engine, OptionId::Hash, "0").is_err());
+        assert!(set(&mut engine, OptionId::Threads, "257").is_err());
+        set(&mut engine, OptionId::Hash, "1").unwrap();
         assert_eq!(engine.settings().hash_mb, 1);
-        set(&mut engine, "UCI_Chess960", "true").unwrap();
+        set(&mut engine, OptionId::UciChess960, "true").unwrap();
         assert!(engine.settings().chess960);
     }
 
@@ -493,11 +503,11 @@ mod tests {
     #[test]
     fn an_impossible_hash_size_keeps_the_old_table() {
         let (mut engine, _) = engine();
-        set(&mut engine, "Hash", "2").unwrap();
+        set(&mut engine, OptionId::Hash, "2").unwrap();
         let memory_mb = crate::search::physical_memory().expect("the test machine reports its memory") >> 20;
         let too_much = memory_mb as usize + 1;
         if too_much <= crate::search::MAX_HASH_MB {
-            let result = set(&mut engine, "Hash", &too_much.to_string());
+            let result = set(&mut engine, OptionId::Hash, &too_much.to_string());
             assert_eq!(result, Err(EngineError::HashTooLarge { asked: too_much, got: 2 }));
             assert_eq!(engine.settings().hash_mb, 2);
         }
@@ -522,8 +532,10 @@ mod tests {
     fn a_1200_level_loses_a_mini_match_to_full_strength() {
         let (mut full, full_rx) = engine();
         let (mut weak, weak_rx) = engine();
-        for (name, value) in [("UCI_LimitStrength", "true"), ("UCI_Elo", "1200"), ("Skill Seed", "7")] {
-            set(&mut weak, name, value).unwrap();
+        for (option, value) in
+            [(OptionId::UciLimitStrength, "true"), (OptionId::UciElo, "1200"), (OptionId::SkillSeed, "7")]
+        {
+            set(&mut weak, option, value).unwrap();
         }
         let openings = [crate::bench::POSITIONS[1], crate::bench::POSITIONS[6]];
         let limits = Limits { nodes: Some(1500), ..Limits::default() };
@@ -558,14 +570,14 @@ mod tests {
     fn an_1800_level_does_not_drop_its_queen() {
         let (mut judge, judge_rx) = engine();
         let (mut player, rx) = engine();
-        set(&mut player, "UCI_LimitStrength", "true").unwrap();
-        set(&mut player, "UCI_Elo", "1800").unwrap();
+        set(&mut player, OptionId::UciLimitStrength, "true").unwrap();
+        set(&mut player, OptionId::UciElo, "1800").unwrap();
         // 1.e4 e5 2.d4 exd4 3.Qxd4 c5?: the pawn attacks the queen, and every capture the
         // queen can make is defended.
         let fen = "rnbqkbnr/pp1p1ppp/8/2p5/3QP3/8/PPP2PPP/RNB1KBNR w KQkq c6 0 4";
         for seed in 1..=12 {
             player.execute(position(fen, &[])).unwrap();
-            set(&mut player, "Skill Seed", &seed.to_string()).unwrap();
+            set(&mut player, OptionId::SkillSeed, &seed.to_string()).unwrap();
             let (mv, _) = search(&mut player, &rx, Limits::default());
             judge.execute(position(fen, &[&mv.to_string()])).unwrap();
             let (_, score) = search(&mut judge, &judge_rx, Limits { depth: Some(6), ..Limits::default() });
@@ -580,7 +592,7 @@ mod tests {
     #[test]
     fn chess960_castling_notation() {
         let (mut engine, _) = engine();
-        set(&mut engine, "UCI_Chess960", "true").unwrap();
+        set(&mut engine, OptionId::UciChess960, "true").unwrap();
         let fen = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1";
         engine.execute(EngineCommand::SetPosition { fen: Some(fen.to_string()), moves: Vec::new() }).unwrap();
         let castle = engine.parse_move("f1g1").unwrap();

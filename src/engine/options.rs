@@ -1,7 +1,10 @@
-//! The engine's options, in one table: each entry has its name, kind, default and range, and
-//! says how a new value is applied. UCI renders the table as `option name ...` lines and
-//! XBoard as `feature option="..."`; both parse values through `Engine::set_option`, so an
-//! option is added by adding one entry.
+//! The engine's options, in one table: each entry has its identifier, name, kind, default and
+//! range, and says how a new value is applied. UCI renders the table as `option name ...` lines
+//! and XBoard as `feature option="..."`; both turn the name a GUI sends into an `OptionId` and
+//! set it with `EngineCommand::SetOption`, which parses the value against the entry, so an
+//! option is added by adding one entry. The engine starts from the entries' defaults
+//! (`Settings::default`); those the search also needs without an engine (hash size, move
+//! overhead, tablebase probing) are the search's constants, which the entries name.
 
 use super::{Engine, EngineError};
 use crate::search::strength::{MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO};
@@ -47,6 +50,7 @@ pub enum Shown {
 }
 
 pub struct Spec {
+    pub id: OptionId,
     pub name: &'static str,
     pub kind: Kind,
     pub shown: Shown,
@@ -81,11 +85,13 @@ impl Spec {
     }
 }
 
-/// Option values that are not kept by the searcher itself.
+/// The options' values, as the engine keeps them (the searcher is given those it needs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
     pub hash_mb: usize,
     pub threads: usize,
+    /// Set aside for each move still to play, for GUI and pipe lag.
+    pub move_overhead: Duration,
     pub multipv: usize,
     pub chess960: bool,
     /// Whether info lines show win/draw/loss chances.
@@ -111,23 +117,29 @@ pub struct Settings {
 }
 
 impl Default for Settings {
+    /// The table's defaults.
     fn default() -> Settings {
         Settings {
-            hash_mb: DEFAULT_HASH_MB,
-            threads: 1,
-            multipv: 1,
-            chess960: false,
-            show_wdl: false,
-            probe: ProbeSettings::default(),
-            own_book: false,
-            book_depth: DEFAULT_BOOK_DEPTH,
-            ponder: false,
-            limit_strength: false,
-            elo: MIN_ELO,
-            skill_level: MAX_SKILL_LEVEL,
-            skill_seed: 0,
-            use_nnue: true,
-            eval_file: String::new(),
+            hash_mb: int(OptionId::Hash.default()) as usize,
+            threads: int(OptionId::Threads.default()) as usize,
+            move_overhead: Duration::from_millis(int(OptionId::MoveOverhead.default()) as u64),
+            multipv: int(OptionId::MultiPv.default()) as usize,
+            chess960: flag(OptionId::UciChess960.default()),
+            show_wdl: flag(OptionId::UciShowWdl.default()),
+            probe: ProbeSettings {
+                limit: int(OptionId::SyzygyProbeLimit.default()) as usize,
+                depth: int(OptionId::SyzygyProbeDepth.default()) as i32,
+                fifty_move_rule: flag(OptionId::Syzygy50MoveRule.default()),
+            },
+            own_book: flag(OptionId::OwnBook.default()),
+            book_depth: int(OptionId::BookDepth.default()) as u32,
+            ponder: flag(OptionId::Ponder.default()),
+            limit_strength: flag(OptionId::UciLimitStrength.default()),
+            elo: int(OptionId::UciElo.default()) as i32,
+            skill_level: int(OptionId::SkillLevel.default()) as i32,
+            skill_seed: int(OptionId::SkillSeed.default()) as u64,
+            use_nnue: flag(OptionId::UseNnue.default()),
+            eval_file: text(OptionId::EvalFile.default()),
         }
     }
 }
@@ -144,20 +156,33 @@ fn text(value: Value) -> String {
     if let Value::Text(text) = value { text } else { String::new() }
 }
 
-pub const MAX_MULTIPV: i64 = 256;
 /// The largest value a spin may have: GUIs keep spins in 32-bit signed integers (Cute Chess
 /// refuses an XBoard option beyond it and reads a larger UCI maximum as 0).
 pub const MAX_SPIN: i64 = i32::MAX as i64;
-const DEFAULT_BOOK_DEPTH: u32 = 255;
 
-pub static OPTIONS: &[Spec] = &[
-    Spec {
+/// Declares the options: `OptionId`, one variant per option, and `OPTIONS`, their entries in
+/// the same order, so that code names an option by a variant (a renamed or removed option is a
+/// compile error, not a setting that fails at run time) and finds its entry by index.
+macro_rules! option_table {
+    ($($id:ident { $($field:ident: $value:expr),* $(,)? })*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum OptionId {
+            $($id),*
+        }
+
+        /// Every option, in the order UCI lists them.
+        pub static OPTIONS: &[Spec] = &[$(Spec { id: OptionId::$id, $($field: $value),* }),*];
+    };
+}
+
+option_table! {
+    Hash {
         name: "Hash",
         kind: Kind::Spin { default: DEFAULT_HASH_MB as i64, min: 1, max: MAX_HASH_MB as i64 },
         shown: Shown::UciOnly,
         apply: |engine, value| engine.resize_hash(int(value) as usize).map(|()| None),
-    },
-    Spec {
+    }
+    Threads {
         name: "Threads",
         kind: Kind::Spin { default: 1, min: 1, max: MAX_THREADS as i64 },
         shown: Shown::UciOnly,
@@ -167,17 +192,18 @@ pub static OPTIONS: &[Spec] = &[
             engine.searcher.set_threads(engine.settings.threads);
             Ok(None)
         },
-    },
-    Spec {
+    }
+    MoveOverhead {
         name: "Move Overhead",
         kind: Kind::Spin { default: DEFAULT_MOVE_OVERHEAD_MS as i64, min: 0, max: MAX_MOVE_OVERHEAD_MS as i64 },
         shown: Shown::Everywhere,
         apply: |engine, value| {
-            engine.searcher.set_move_overhead(Duration::from_millis(int(value) as u64));
+            engine.settings.move_overhead = Duration::from_millis(int(value) as u64);
+            engine.searcher.set_move_overhead(engine.settings.move_overhead);
             Ok(None)
         },
-    },
-    Spec {
+    }
+    ClearHash {
         name: "Clear Hash",
         kind: Kind::Button,
         shown: Shown::Everywhere,
@@ -186,8 +212,8 @@ pub static OPTIONS: &[Spec] = &[
             engine.searcher.clear();
             Ok(None)
         },
-    },
-    Spec {
+    }
+    Ponder {
         name: "Ponder",
         kind: Kind::Check { default: false },
         shown: Shown::UciOnly,
@@ -195,41 +221,41 @@ pub static OPTIONS: &[Spec] = &[
             engine.settings.ponder = flag(value);
             Ok(None)
         },
-    },
-    Spec {
+    }
+    MultiPv {
         name: "MultiPV",
-        kind: Kind::Spin { default: 1, min: 1, max: MAX_MULTIPV },
+        kind: Kind::Spin { default: 1, min: 1, max: 256 },
         shown: Shown::Everywhere,
         apply: |engine, value| {
             engine.settings.multipv = int(value) as usize;
             Ok(None)
         },
-    },
-    Spec {
+    }
+    SyzygyPath {
         name: "SyzygyPath",
         kind: Kind::String { default: "" },
         shown: Shown::UciOnly,
         apply: |engine, value| engine.open_tablebases(&text(value)),
-    },
-    Spec {
+    }
+    SyzygyProbeDepth {
         name: "SyzygyProbeDepth",
-        kind: Kind::Spin { default: 1, min: 1, max: 100 },
+        kind: Kind::Spin { default: ProbeSettings::DEFAULT.depth as i64, min: 1, max: 100 },
         shown: Shown::Everywhere,
         apply: |engine, value| engine.set_probe(|probe| probe.depth = int(value) as i32),
-    },
-    Spec {
+    }
+    Syzygy50MoveRule {
         name: "Syzygy50MoveRule",
-        kind: Kind::Check { default: true },
+        kind: Kind::Check { default: ProbeSettings::DEFAULT.fifty_move_rule },
         shown: Shown::Everywhere,
         apply: |engine, value| engine.set_probe(|probe| probe.fifty_move_rule = flag(value)),
-    },
-    Spec {
+    }
+    SyzygyProbeLimit {
         name: "SyzygyProbeLimit",
-        kind: Kind::Spin { default: 7, min: 0, max: 7 },
+        kind: Kind::Spin { default: ProbeSettings::DEFAULT.limit as i64, min: 0, max: 7 },
         shown: Shown::Everywhere,
         apply: |engine, value| engine.set_probe(|probe| probe.limit = int(value) as usize),
-    },
-    Spec {
+    }
+    OwnBook {
         name: "OwnBook",
         kind: Kind::Check { default: false },
         shown: Shown::Everywhere,
@@ -237,23 +263,23 @@ pub static OPTIONS: &[Spec] = &[
             engine.settings.own_book = flag(value);
             Ok(None)
         },
-    },
-    Spec {
+    }
+    BookFile {
         name: "BookFile",
         kind: Kind::String { default: "" },
         shown: Shown::Everywhere,
         apply: |engine, value| engine.open_book(&text(value)),
-    },
-    Spec {
+    }
+    BookDepth {
         name: "BookDepth",
-        kind: Kind::Spin { default: DEFAULT_BOOK_DEPTH as i64, min: 1, max: 1000 },
+        kind: Kind::Spin { default: 255, min: 1, max: 1000 },
         shown: Shown::Everywhere,
         apply: |engine, value| {
             engine.settings.book_depth = int(value) as u32;
             Ok(None)
         },
-    },
-    Spec {
+    }
+    UseNnue {
         name: "Use NNUE",
         kind: Kind::Check { default: true },
         shown: Shown::Everywhere,
@@ -261,14 +287,14 @@ pub static OPTIONS: &[Spec] = &[
             let file = engine.settings.eval_file.clone();
             engine.set_evaluation(flag(value), file).map(|()| None)
         },
-    },
-    Spec {
+    }
+    EvalFile {
         name: "EvalFile",
         kind: Kind::String { default: "" },
         shown: Shown::Everywhere,
         apply: |engine, value| engine.set_evaluation(engine.settings.use_nnue, text(value)).map(|()| None),
-    },
-    Spec {
+    }
+    UciShowWdl {
         name: "UCI_ShowWDL",
         kind: Kind::Check { default: false },
         shown: Shown::UciOnly,
@@ -276,8 +302,8 @@ pub static OPTIONS: &[Spec] = &[
             engine.settings.show_wdl = flag(value);
             Ok(None)
         },
-    },
-    Spec {
+    }
+    UciLimitStrength {
         name: "UCI_LimitStrength",
         kind: Kind::Check { default: false },
         shown: Shown::Everywhere,
@@ -285,8 +311,8 @@ pub static OPTIONS: &[Spec] = &[
             engine.settings.limit_strength = flag(value);
             Ok(None)
         },
-    },
-    Spec {
+    }
+    UciElo {
         name: "UCI_Elo",
         kind: Kind::Spin { default: MIN_ELO as i64, min: MIN_ELO as i64, max: MAX_ELO as i64 },
         shown: Shown::Everywhere,
@@ -294,8 +320,8 @@ pub static OPTIONS: &[Spec] = &[
             engine.settings.elo = int(value) as i32;
             Ok(None)
         },
-    },
-    Spec {
+    }
+    SkillLevel {
         name: "Skill Level",
         kind: Kind::Spin { default: MAX_SKILL_LEVEL as i64, min: 0, max: MAX_SKILL_LEVEL as i64 },
         shown: Shown::Everywhere,
@@ -303,8 +329,8 @@ pub static OPTIONS: &[Spec] = &[
             engine.settings.skill_level = int(value) as i32;
             Ok(None)
         },
-    },
-    Spec {
+    }
+    SkillSeed {
         name: "Skill Seed",
         kind: Kind::Spin { default: 0, min: 0, max: MAX_SPIN },
         shown: Shown::Everywhere,
@@ -312,8 +338,8 @@ pub static OPTIONS: &[Spec] = &[
             engine.settings.skill_seed = int(value) as u64;
             Ok(None)
         },
-    },
-    Spec {
+    }
+    UciChess960 {
         name: "UCI_Chess960",
         kind: Kind::Check { default: false },
         shown: Shown::UciOnly,
@@ -321,12 +347,32 @@ pub static OPTIONS: &[Spec] = &[
             engine.settings.chess960 = flag(value);
             Ok(None)
         },
-    },
-];
+    }
+}
 
-/// The option of this name (case-insensitive, as UCI wants).
-pub fn find(name: &str) -> Option<&'static Spec> {
-    OPTIONS.iter().find(|spec| spec.name.eq_ignore_ascii_case(name.trim()))
+impl OptionId {
+    pub fn spec(self) -> &'static Spec {
+        &OPTIONS[self as usize]
+    }
+
+    /// The option a GUI or a user names (case-insensitive, as UCI wants).
+    pub fn named(name: &str) -> Result<OptionId, EngineError> {
+        OPTIONS
+            .iter()
+            .find(|spec| spec.name.eq_ignore_ascii_case(name.trim()))
+            .map(|spec| spec.id)
+            .ok_or_else(|| EngineError::UnknownOption(name.to_string()))
+    }
+
+    /// The option's default value (a button's is its press).
+    fn default(self) -> Value {
+        match self.spec().kind {
+            Kind::Spin { default, .. } => Value::Int(default),
+            Kind::Check { default } => Value::Bool(default),
+            Kind::String { default } => Value::Text(default.to_string()),
+            Kind::Button => Value::Press,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -335,18 +381,29 @@ mod tests {
 
     #[test]
     fn values_are_parsed_and_range_checked() {
-        let hash = find("hash").unwrap();
+        let hash = OptionId::Hash.spec();
         assert_eq!(hash.parse(Some(" 64 ")), Ok(Value::Int(64)));
         for bad in ["0", "x", "", "99999999"] {
             let error = hash.parse(Some(bad)).unwrap_err().to_string();
             assert!(error.contains(&format!("a whole number from 1 to {MAX_HASH_MB}")), "{error}");
         }
-        let chess960 = find("UCI_Chess960").unwrap();
+        let chess960 = OptionId::UciChess960.spec();
         assert_eq!(chess960.parse(Some("true")), Ok(Value::Bool(true)));
         assert_eq!(chess960.parse(Some("0")), Ok(Value::Bool(false)));
         assert!(chess960.parse(Some("yes")).is_err());
-        assert_eq!(find("clear hash").unwrap().parse(None), Ok(Value::Press));
-        assert!(find("no such option").is_none());
+        assert_eq!(OptionId::ClearHash.spec().parse(None), Ok(Value::Press));
+    }
+
+    /// GUIs and users name options in any case, with spaces around.
+    #[test]
+    fn options_are_found_by_name() {
+        assert_eq!(OptionId::named("hash"), Ok(OptionId::Hash));
+        assert_eq!(OptionId::named(" skill SEED "), Ok(OptionId::SkillSeed));
+        assert_eq!(OptionId::named("Nonsense"), Err(EngineError::UnknownOption("Nonsense".into())));
+        for spec in OPTIONS {
+            assert_eq!(OptionId::named(spec.name), Ok(spec.id));
+            assert_eq!(spec.id.spec().name, spec.name);
+        }
     }
 
     #[test]

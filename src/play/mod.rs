@@ -11,6 +11,7 @@ mod clock;
 mod render;
 
 use crate::board::{Board, PieceKind};
+use crate::engine::options::OptionId;
 use crate::engine::{
     Clock, Color, EndReason, Engine, EngineCommand, GameResult, Limits, MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO, Move,
     Outcome, Report, Score, Strength,
@@ -48,10 +49,12 @@ impl FromStr for Level {
 
 impl Level {
     /// What the engine is told: the Elo itself, or a Skill Level with `UCI_LimitStrength` off.
-    fn options(self) -> [(&'static str, String); 2] {
+    fn options(self) -> [(OptionId, String); 2] {
         match self {
-            Level::Elo(elo) => [("UCI_LimitStrength", "true".into()), ("UCI_Elo", elo.to_string())],
-            Level::Skill(skill) => [("UCI_LimitStrength", "false".into()), ("Skill Level", skill.to_string())],
+            Level::Elo(elo) => [(OptionId::UciLimitStrength, "true".into()), (OptionId::UciElo, elo.to_string())],
+            Level::Skill(skill) => {
+                [(OptionId::UciLimitStrength, "false".into()), (OptionId::SkillLevel, skill.to_string())]
+            }
         }
     }
 
@@ -194,7 +197,7 @@ pub fn run(options: Options) -> Result<(), String> {
     spawn_reader(sender.clone());
     let mut engine = Engine::new(report_sink(sender));
     if let Some(seed) = options.seed {
-        let command = EngineCommand::SetOption { name: "Skill Seed".into(), value: Some(seed.to_string()) };
+        let command = EngineCommand::SetOption { option: OptionId::SkillSeed, value: Some(seed.to_string()) };
         engine.execute(command).map_err(|e| e.to_string())?;
     }
     let mut session = Session {
@@ -668,8 +671,8 @@ impl Session {
     /// Sets the engine's strength options for `level` (the option table's ranges hold every
     /// `Level`, so a refusal would be a bug, reported rather than hidden).
     fn tell_engine(&mut self, level: Level) -> Result<(), String> {
-        for (name, value) in level.options() {
-            let command = EngineCommand::SetOption { name: name.to_string(), value: Some(value) };
+        for (option, value) in level.options() {
+            let command = EngineCommand::SetOption { option, value: Some(value) };
             self.engine.execute(command).map_err(|e| format!("Cannot set the level: {e}."))?;
         }
         Ok(())

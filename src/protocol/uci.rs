@@ -3,7 +3,7 @@
 //! `info string` lines and never end the engine.
 
 use super::{Event, MAX_LINE, MESSAGE_LIMIT, Output, Protocol, QUOTE_LIMIT, excerpt, parse_whole, split_command};
-use crate::engine::options::Kind;
+use crate::engine::options::{Kind, OptionId};
 use crate::engine::{Bound, Clock, Color, Engine, EngineCommand, Info, Limits, Move, Outcome, Report, Score, SearchId};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
@@ -96,7 +96,12 @@ impl Uci<'_> {
         let value_at = words.iter().position(|w| w.eq_ignore_ascii_case("value")).unwrap_or(words.len());
         let name = words[1..value_at].join(" ");
         let value = words.get(value_at + 1..).map(|v| v.join(" "));
-        self.execute(EngineCommand::SetOption { name, value });
+        match OptionId::named(&name) {
+            Ok(option) => {
+                self.execute(EngineCommand::SetOption { option, value });
+            }
+            Err(e) => self.error(e.to_string()),
+        }
     }
 
     /// `position startpos|fen <fen> [moves ...]`. A bad FEN or move is reported, and leaves no

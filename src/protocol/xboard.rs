@@ -8,7 +8,7 @@
 //! reply back first.
 
 use super::{Event, MAX_LINE, MESSAGE_LIMIT, Output, Protocol, QUOTE_LIMIT, excerpt, parse_whole, split_command};
-use crate::engine::options::{Kind, Shown};
+use crate::engine::options::{Kind, OptionId, Shown};
 use crate::engine::{
     Bound, Clock, Color, EndReason, Engine, EngineCommand, GameResult, Info, Limits, Move, Outcome, Report, Score,
     SearchId,
@@ -129,8 +129,8 @@ impl<'a> XBoard<'a> {
         }
     }
 
-    fn set_option(&mut self, name: &str, value: Option<String>, line: &str) {
-        match self.engine.execute(EngineCommand::SetOption { name: name.to_string(), value }) {
+    fn set_option(&mut self, option: OptionId, value: Option<String>, line: &str) {
+        match self.engine.execute(EngineCommand::SetOption { option, value }) {
             Ok(Outcome::Notice(notice)) => self.out.send(format!("# {notice}")),
             Ok(_) => {}
             Err(e) => self.error(&e.to_string(), line),
@@ -163,7 +163,10 @@ impl<'a> XBoard<'a> {
             Some((name, value)) => (name.trim(), Some(value.trim())),
             None => (args.trim(), None),
         };
-        self.set_option(name, value.map(str::to_string), line);
+        match OptionId::named(name) {
+            Ok(option) => self.set_option(option, value.map(str::to_string), line),
+            Err(e) => self.error(&e.to_string(), line),
+        }
     }
 
     /// A move from the opponent (or from the user in force mode).
@@ -459,11 +462,11 @@ impl Protocol for XBoard<'_> {
                 self.excluded.clear();
                 self.expected_reply = None;
                 self.our_scores.clear();
-                self.set_option("UCI_Chess960", Some("false".to_string()), line);
+                self.set_option(OptionId::UciChess960, Some("false".to_string()), line);
             }
             "variant" => match args {
-                "normal" => self.set_option("UCI_Chess960", Some("false".to_string()), line),
-                "fischerandom" => self.set_option("UCI_Chess960", Some("true".to_string()), line),
+                "normal" => self.set_option(OptionId::UciChess960, Some("false".to_string()), line),
+                "fischerandom" => self.set_option(OptionId::UciChess960, Some("true".to_string()), line),
                 _ => self.error("only normal chess and fischerandom are played", line),
             },
             "force" => {
@@ -566,12 +569,12 @@ impl Protocol for XBoard<'_> {
                 }
             }
             "." => self.analysis_status(),
-            "memory" => self.set_option("Hash", Some(args.to_string()), line),
-            "cores" => self.set_option("Threads", Some(args.to_string()), line),
+            "memory" => self.set_option(OptionId::Hash, Some(args.to_string()), line),
+            "cores" => self.set_option(OptionId::Threads, Some(args.to_string()), line),
             "option" => self.option(args, line),
             "bk" => self.book_moves(),
             "egtpath" => match args.split_once(char::is_whitespace) {
-                Some(("syzygy", path)) => self.set_option("SyzygyPath", Some(path.trim().to_string()), line),
+                Some(("syzygy", path)) => self.set_option(OptionId::SyzygyPath, Some(path.trim().to_string()), line),
                 _ => self.error("only Syzygy tablebases are known ('egtpath syzygy PATH')", line),
             },
             "exclude" => self.exclude(true, args, line),

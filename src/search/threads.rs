@@ -28,9 +28,14 @@ pub struct ProbeSettings {
     pub fifty_move_rule: bool,
 }
 
+impl ProbeSettings {
+    /// Stockfish's defaults: every position the tables hold is probed, from the first ply.
+    pub const DEFAULT: ProbeSettings = ProbeSettings { limit: 7, depth: 1, fifty_move_rule: true };
+}
+
 impl Default for ProbeSettings {
     fn default() -> ProbeSettings {
-        ProbeSettings { limit: 7, depth: 1, fifty_move_rule: true }
+        ProbeSettings::DEFAULT
     }
 }
 
