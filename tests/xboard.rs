@@ -470,7 +470,7 @@ fn book_moves_are_listed_and_played() {
 
 /// `hint` gives the reply our search expects; a draw offer is declined in a won position and
 /// accepted in a dead-drawn one; `nps 1` with `st N` (python-chess's node limit) searches N
-/// nodes.
+/// nodes, until `new`.
 #[test]
 fn hint_draw_offers_and_node_clocks() {
     let mut engine = Engine::xboard();
@@ -511,6 +511,15 @@ fn hint_draw_offers_and_node_clocks() {
     let nodes: Vec<u64> =
         lines.iter().filter_map(|l| l.split_whitespace().nth(3).and_then(|n| n.parse().ok())).collect();
     engine.check(!nodes.is_empty() && nodes.iter().all(|&n| n <= 520), &format!("500 nodes: {nodes:?}"));
+
+    // `new` measures time by the wall clock again: `st 1` is a second, not one node.
+    engine.send("new");
+    engine.send("post");
+    engine.send("st 1");
+    engine.send("usermove e2e4");
+    let lines = engine.expect("move", |l| l.starts_with("move "));
+    let nodes = lines.iter().filter_map(|l| l.split_whitespace().nth(3).and_then(|n| n.parse::<u64>().ok())).max();
+    engine.check(nodes.is_some_and(|n| n > 10_000), &format!("a second's search: {nodes:?} nodes"));
 }
 
 /// `variant fischerandom`: Chess960 positions and castling written O-O / O-O-O both ways.

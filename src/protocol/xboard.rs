@@ -47,25 +47,34 @@ struct Thinking {
 struct XBoard<'a> {
     engine: Engine,
     out: &'a mut Output,
-    /// The colour the engine plays; `None` in force mode.
-    engine_color: Option<Color>,
-    analyzing: bool,
+    game: Game,
     post: bool,
     ponder: bool,
     time_control: TimeControl,
-    /// The plies played when `level` came: its sessions count from there. XBoard sends it
-    /// before the first move; python-chess sends it before every move, with the moves left
-    /// in the current session, and counting those from the game's start misjudges the
-    /// moves to go (6 left in a 40-move session read as 2).
-    level_ply: usize,
-    max_depth: Option<i32>,
-    /// Our clock as the last `time` command gave it, less the time we used since.
-    our_time: Option<Duration>,
     /// When the search for our current move started (or the ponder hit came).
     move_started: Instant,
     thinking: Option<Thinking>,
     /// `ping`s received while thinking on our move: answered once the move is out.
     pongs: Vec<String>,
+    last_info: Option<Info>,
+}
+
+/// What belongs to one game, all of which `new` starts afresh (the protocol's `new`: the engine
+/// plays Black, leaves analysis, drops the `sd` depth limit, resets the clocks and measures
+/// time by the wall clock). What the GUI set for the session (`post`, `hard`, the time
+/// control) stays.
+struct Game {
+    /// The colour the engine plays; `None` in force mode.
+    engine_color: Option<Color>,
+    analyzing: bool,
+    max_depth: Option<i32>,
+    /// Our clock as the last `time` command gave it, less the time we used since.
+    our_time: Option<Duration>,
+    /// The plies played when `level` came: its sessions count from there. XBoard sends it
+    /// before the first move; python-chess sends it before every move, with the moves left
+    /// in the current session, and counting those from the game's start misjudges the
+    /// moves to go (6 left in a 40-move session read as 2).
+    level_ply: usize,
     /// Root moves left out of the analysis (`exclude`), until the position changes.
     excluded: Vec<Move>,
     /// `nps N`: the clock counts nodes, N to the second (python-chess sends `nps 1` and `st N`
@@ -75,7 +84,22 @@ struct XBoard<'a> {
     expected_reply: Option<Move>,
     /// The scores of our recent moves, from our side, to judge draw offers by.
     our_scores: Vec<i32>,
-    last_info: Option<Info>,
+}
+
+impl Game {
+    fn new() -> Game {
+        Game {
+            engine_color: Some(Color::Black),
+            analyzing: false,
+            max_depth: None,
+            our_time: None,
+            level_ply: 0,
+            excluded: Vec::new(),
+            nps: None,
+            expected_reply: None,
+            our_scores: Vec::new(),
+        }
+    }
 }
 
 /// Commands that leave a ponder search running; every other command ends it first.
@@ -94,21 +118,13 @@ impl<'a> XBoard<'a> {
         XBoard {
             engine,
             out,
-            engine_color: Some(Color::Black),
-            analyzing: false,
+            game: Game::new(),
             post: false,
             ponder: false,
-            level_ply: 0,
             time_control: TimeControl::Level { moves: 40, base: Duration::from_secs(300), increment: Duration::ZERO },
-            max_depth: None,
-            our_time: None,
             move_started: Instant::now(),
             thinking: None,
             pongs: Vec::new(),
-            excluded: Vec::new(),
-            nps: None,
-            expected_reply: None,
-            our_scores: Vec::new(),
             last_info: None,
         }
     }
@@ -202,8 +218,8 @@ impl<'a> XBoard<'a> {
     /// After a take-back or a new position: analysis goes on from there. (XBoard sends these
     /// in force mode; the engine moves only after `go` or a move.)
     fn position_set(&mut self) {
-        self.excluded.clear();
-        if self.analyzing {
+        self.game.excluded.clear();
+        if self.game.analyzing {
             self.analyze();
         }
     }
@@ -211,12 +227,12 @@ impl<'a> XBoard<'a> {
     /// After the opponent's move: claim the result if the game is over, otherwise think if it
     /// is our turn (or go on analysing).
     fn after_user_move(&mut self) {
-        self.excluded.clear();
-        if self.analyzing {
+        self.game.excluded.clear();
+        if self.game.analyzing {
             self.analyze();
-        } else if self.engine_color == Some(self.engine.board().side_to_move()) {
+        } else if self.game.engine_color == Some(self.engine.board().side_to_move()) {
             self.think();
-        } else if self.engine_color.is_some() {
+        } else if self.game.engine_color.is_some() {
             self.claim_result();
         }
     }
@@ -254,10 +270,10 @@ impl<'a> XBoard<'a> {
     }
 
     fn analyze(&mut self) {
-        let mut limits = Limits { infinite: true, depth: self.max_depth, ..Limits::default() };
-        if !self.excluded.is_empty() {
+        let mut limits = Limits { infinite: true, depth: self.game.max_depth, ..Limits::default() };
+        if !self.game.excluded.is_empty() {
             limits.searchmoves =
-                self.engine.legal_moves().into_iter().filter(|mv| !self.excluded.contains(mv)).collect();
+                self.engine.legal_moves().into_iter().filter(|mv| !self.game.excluded.contains(mv)).collect();
             if limits.searchmoves.is_empty() {
                 // Everything excluded: nothing to analyse until a move is included again.
                 self.cancel_thinking();
@@ -272,14 +288,14 @@ impl<'a> XBoard<'a> {
 
     /// The limits for our move: `st`, or the clock of `level` and `time`, and `sd`.
     fn move_limits(&self) -> Limits {
-        let mut limits = Limits { depth: self.max_depth, ..Limits::default() };
-        match (self.time_control, self.nps) {
+        let mut limits = Limits { depth: self.game.max_depth, ..Limits::default() };
+        match (self.time_control, self.game.nps) {
             (TimeControl::PerMove(time), None) => limits.movetime = Some(time),
             (TimeControl::PerMove(time), Some(nps)) => limits.nodes = Some(nodes_for(time, nps)),
             (TimeControl::Level { moves, base, increment }, nps) => {
-                let plies = self.engine.board().moves_played().saturating_sub(self.level_ply);
+                let plies = self.engine.board().moves_played().saturating_sub(self.game.level_ply);
                 let moves_to_go = moves_to_go(moves, plies);
-                let remaining = self.our_time.unwrap_or(base);
+                let remaining = self.game.our_time.unwrap_or(base);
                 match nps {
                     None => limits.clock = Some(Clock { remaining, increment, moves_to_go }),
                     // A node clock: this move's share of what is left, in nodes.
@@ -306,7 +322,7 @@ impl<'a> XBoard<'a> {
     /// few of our moves all scored within a few centipawns of zero.
     fn draw_offered(&mut self) {
         const MOVES: usize = 4;
-        let recent = &self.our_scores[self.our_scores.len().saturating_sub(MOVES)..];
+        let recent = &self.game.our_scores[self.game.our_scores.len().saturating_sub(MOVES)..];
         if recent.len() == MOVES && recent.iter().all(|s| s.abs() <= 10) {
             self.out.send("offer draw");
         }
@@ -316,17 +332,17 @@ impl<'a> XBoard<'a> {
     fn play_own_move(&mut self, best: Option<Move>, ponder: Option<Move>) {
         // Until the next `time` command, our clock is what it was less the time we took, plus
         // the increment: a ponder search starts from that.
-        if let (Some(time), TimeControl::Level { increment, .. }) = (self.our_time, self.time_control) {
-            self.our_time = Some(time.saturating_sub(self.move_started.elapsed()).saturating_add(increment));
+        if let (Some(time), TimeControl::Level { increment, .. }) = (self.game.our_time, self.time_control) {
+            self.game.our_time = Some(time.saturating_sub(self.move_started.elapsed()).saturating_add(increment));
         }
         if let Some(mv) = best {
             let text = self.move_text(mv);
             self.execute(EngineCommand::PlayMove(mv));
             self.out.send(format!("move {text}"));
         }
-        self.expected_reply = ponder;
+        self.game.expected_reply = ponder;
         if let Some(info) = &self.last_info {
-            self.our_scores.push(match info.score {
+            self.game.our_scores.push(match info.score {
                 Score::Centipawns(cp) => cp,
                 Score::Mate(n) => n.signum() * 100_000,
             });
@@ -385,17 +401,17 @@ impl<'a> XBoard<'a> {
     /// `exclude MOVE|all` and `include MOVE|all`: which root moves the analysis considers.
     fn exclude(&mut self, exclude: bool, args: &str, line: &str) {
         if args == "all" {
-            self.excluded = if exclude { self.engine.legal_moves() } else { Vec::new() };
+            self.game.excluded = if exclude { self.engine.legal_moves() } else { Vec::new() };
         } else {
             let Some(mv) = self.engine.parse_move(args) else {
                 return self.error("not a legal move", line);
             };
-            self.excluded.retain(|&m| m != mv);
+            self.game.excluded.retain(|&m| m != mv);
             if exclude {
-                self.excluded.push(mv);
+                self.game.excluded.push(mv);
             }
         }
-        if self.analyzing {
+        if self.game.analyzing {
             self.analyze();
         }
     }
@@ -405,7 +421,7 @@ impl<'a> XBoard<'a> {
         let hint = match self.thinking {
             Some(Thinking { task: Task::Ponder { predicted }, .. }) => Some(predicted),
             Some(Thinking { task: Task::Analyze, .. }) => self.last_info.as_ref().and_then(|i| i.pv.first().copied()),
-            _ => self.expected_reply.filter(|mv| self.engine.legal_moves().contains(mv)),
+            _ => self.game.expected_reply.filter(|mv| self.engine.legal_moves().contains(mv)),
         };
         if let Some(mv) = hint {
             self.out.send(format!("Hint: {}", self.move_text(mv)));
@@ -426,7 +442,7 @@ impl<'a> XBoard<'a> {
 
     /// `.` in analysis mode: `stat01: time nodes depth moves-left total-moves`.
     fn analysis_status(&mut self) {
-        if !self.analyzing {
+        if !self.game.analyzing {
             return;
         }
         let total = self.engine.legal_moves().len();
@@ -454,14 +470,7 @@ impl Protocol for XBoard<'_> {
             "new" => {
                 self.cancel_thinking();
                 self.execute(EngineCommand::NewGame);
-                self.engine_color = Some(Color::Black);
-                self.analyzing = false;
-                self.max_depth = None;
-                self.our_time = None;
-                self.level_ply = 0;
-                self.excluded.clear();
-                self.expected_reply = None;
-                self.our_scores.clear();
+                self.game = Game::new();
                 self.set_option(OptionId::UciChess960, Some("false".to_string()), line);
             }
             "variant" => match args {
@@ -471,18 +480,18 @@ impl Protocol for XBoard<'_> {
             },
             "force" => {
                 self.cancel_thinking();
-                self.engine_color = None;
+                self.game.engine_color = None;
             }
             "go" => {
-                if !self.analyzing {
+                if !self.game.analyzing {
                     self.cancel_thinking();
-                    self.engine_color = Some(self.engine.board().side_to_move());
+                    self.game.engine_color = Some(self.engine.board().side_to_move());
                     self.think();
                 }
             }
             "playother" => {
                 self.cancel_thinking();
-                self.engine_color = Some(!self.engine.board().side_to_move());
+                self.game.engine_color = Some(!self.engine.board().side_to_move());
             }
             "?" => {
                 if self.thinking.is_some_and(|t| t.task == Task::Move) {
@@ -502,7 +511,7 @@ impl Protocol for XBoard<'_> {
                 {
                     Ok(_) => {
                         self.cancel_thinking();
-                        self.level_ply = 0;
+                        self.game.level_ply = 0;
                         self.position_set();
                     }
                     Err(e) => self.error(&e.to_string(), line),
@@ -521,7 +530,7 @@ impl Protocol for XBoard<'_> {
             "level" => match parse_level(args) {
                 Ok(time_control) => {
                     self.time_control = time_control;
-                    self.level_ply = self.engine.board().moves_played();
+                    self.game.level_ply = self.engine.board().moves_played();
                 }
                 Err(reason) => self.error(&reason, line),
             },
@@ -530,21 +539,21 @@ impl Protocol for XBoard<'_> {
                 _ => self.error("st needs a positive number of seconds", line),
             },
             "sd" => match args.parse::<i32>() {
-                Ok(depth) if depth > 0 => self.max_depth = Some(depth),
+                Ok(depth) if depth > 0 => self.game.max_depth = Some(depth),
                 _ => self.error("sd needs a positive whole number", line),
             },
             "time" => match parse_whole(args) {
                 // Below zero counts as nothing left; beyond any real clock as the longest one.
                 Some(centiseconds) => {
                     let most = Limits::MAX_TIME.as_millis() as i64 / 10;
-                    self.our_time = Some(Duration::from_millis(centiseconds.clamp(0, most) as u64 * 10));
+                    self.game.our_time = Some(Duration::from_millis(centiseconds.clamp(0, most) as u64 * 10));
                 }
                 None => self.error("time needs a whole number of centiseconds", line),
             },
             "result" => {
                 self.cancel_thinking();
-                self.engine_color = None;
-                self.analyzing = false;
+                self.game.engine_color = None;
+                self.game.analyzing = false;
             }
             "post" => self.post = true,
             "nopost" => self.post = false,
@@ -553,19 +562,19 @@ impl Protocol for XBoard<'_> {
             "hint" => self.hint(),
             "draw" => self.draw_offered(),
             "nps" => match args.parse::<u64>() {
-                Ok(nps) => self.nps = (nps > 0).then_some(nps),
+                Ok(nps) => self.game.nps = (nps > 0).then_some(nps),
                 Err(_) => self.error("nps needs a whole number of nodes per second", line),
             },
             "analyze" => {
                 self.cancel_thinking();
-                self.engine_color = None;
-                self.analyzing = true;
+                self.game.engine_color = None;
+                self.game.analyzing = true;
                 self.analyze();
             }
             "exit" => {
-                if self.analyzing {
+                if self.game.analyzing {
                     self.cancel_thinking();
-                    self.analyzing = false;
+                    self.game.analyzing = false;
                 }
             }
             "." => self.analysis_status(),
