@@ -8,7 +8,8 @@
 pub mod book;
 pub mod options;
 
-pub use crate::board::{Color, EndReason, GameEnd, GameResult, Move};
+pub use crate::board::{Color, Move};
+pub use crate::rules::{EndReason, GameEnd, GameResult};
 pub use crate::search::strength::{MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO, Strength};
 pub use crate::search::{Bound, Clock, Info, Limits, Report, Score};
 

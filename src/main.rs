@@ -12,6 +12,7 @@ mod notation;
 mod perft;
 mod play;
 mod protocol;
+mod rules;
 mod search;
 #[cfg(feature = "tune")]
 mod tune;

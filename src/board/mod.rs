@@ -6,7 +6,6 @@ mod castling;
 mod fen;
 mod makemove;
 mod moves;
-mod rules;
 mod types;
 mod zobrist;
 
@@ -14,7 +13,6 @@ pub use attacks::is_knight_jump;
 pub use castling::{Castling, right_index};
 pub use fen::FenError;
 pub use moves::{Move, flag};
-pub use rules::{EndReason, GameEnd, GameResult};
 pub use types::{Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
 
 use zobrist::KEYS;
@@ -385,6 +383,12 @@ impl std::fmt::Display for Board {
 mod tests {
     use super::*;
 
+    /// A quiet move written as `e2e4` (the board's tests need no move generator).
+    fn quiet(text: &str) -> Move {
+        let square = |at| Square::parse(&text[at..at + 2]).unwrap();
+        Move::new(square(0), square(2), flag::QUIET)
+    }
+
     /// A FEN may start the counters at their largest value: moves then stop them there, and
     /// taking the moves back restores them exactly.
     #[test]
@@ -392,7 +396,7 @@ mod tests {
         let fen = "4k3/8/8/8/8/8/8/4K2R b - - 65535 65535";
         let mut board = Board::from_fen(fen).unwrap();
         for text in ["e8d7", "h1h2", "d7e8"] {
-            board.make_move(crate::movegen::parse_move(&board, text).unwrap());
+            board.make_move(quiet(text));
         }
         assert!(board.to_fen().ends_with(" 65535 65535"), "{}", board.to_fen());
         for _ in 0..3 {
@@ -406,7 +410,7 @@ mod tests {
         let mut board = Board::start_position();
         let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
         for text in shuffle {
-            board.make_move(crate::movegen::parse_move(&board, text).unwrap());
+            board.make_move(quiet(text));
         }
         assert_eq!(board.occurrences(), 2);
         // Twice in the game is not yet a draw at the root, but a repetition inside the search
@@ -414,7 +418,7 @@ mod tests {
         assert!(!board.is_repetition(0));
         assert!(board.is_repetition(4));
         for text in shuffle {
-            board.make_move(crate::movegen::parse_move(&board, text).unwrap());
+            board.make_move(quiet(text));
         }
         assert_eq!(board.occurrences(), 3);
         assert!(board.is_repetition(0));

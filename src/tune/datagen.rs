@@ -9,9 +9,10 @@
 //! file, so a stopped run is continued by starting another with a new seed.
 
 use super::packed::{self, Record};
-use crate::board::{Board, GameResult, Move};
+use crate::board::{Board, Move};
 use crate::eval::Evaluation;
 use crate::movegen::legal_moves;
+use crate::rules::GameResult;
 use crate::search::{Limits, Report, Score, Searcher};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use std::fs::{File, OpenOptions};

@@ -327,8 +327,8 @@ fn slope<const SQUARED: bool>(x: f32) -> f32 {
 mod tests {
     use super::*;
     use crate::board::Board;
-    use crate::board::GameResult;
     use crate::eval::nnue::quartered;
+    use crate::rules::GameResult;
 
     fn record(fen: &str, white_score: i16, outcome: GameResult) -> Record {
         Record::pack(&Board::from_fen(fen).unwrap(), white_score, outcome)

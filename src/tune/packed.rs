@@ -13,7 +13,8 @@
 //! `board::castle`) with bit 7 set when Black is to move, the en passant square (0..63, or 255
 //! for none), the halfmove clock (capped at 255) and the fullmove number (u16).
 
-use crate::board::{Board, Color, FenError, GameResult, Piece, PieceKind, Square};
+use crate::board::{Board, Color, FenError, Piece, PieceKind, Square};
+use crate::rules::GameResult;
 use std::io::{Read, Write};
 
 pub const MAGIC: &[u8; 8] = b"SNTLPOS\0";

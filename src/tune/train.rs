@@ -595,10 +595,10 @@ pub fn run(options: &Options) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::GameResult;
     use crate::board::{Board, Color, PieceKind};
     use crate::eval::nnue::quartered;
     use crate::movegen::legal_moves;
+    use crate::rules::GameResult;
 
     /// The shape with buckets the tests train: king buckets with a boundary of every kind
     /// (`quartered`), mirrored, and eight output buckets.

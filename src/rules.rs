@@ -1,8 +1,12 @@
 //! The rules that end a game: checkmate, stalemate, the fifty-move rule, threefold repetition
 //! and insufficient material. The engine, the search and self-play all judge positions here, so
 //! they cannot disagree about when a game is over.
+//!
+//! Mate and stalemate are positions without a legal move, so the rules need the move
+//! generator, which itself stands on the board: they are methods of `Board` written above
+//! both, and the board module needs nothing from here.
 
-use super::{Board, Color};
+use crate::board::{Board, Color};
 use crate::movegen::count_legal_moves;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
