@@ -12,6 +12,7 @@ mod notation;
 mod perft;
 mod play;
 mod protocol;
+mod quote;
 mod rules;
 mod search;
 #[cfg(feature = "tune")]
@@ -219,7 +220,7 @@ fn run_perft(args: &[String], chess960: bool) -> Result<ExitCode, Failure> {
         return Err(usage());
     }
     let depth: u32 = depth.parse().ok().filter(|d| (1..=perft::MAX_DEPTH).contains(d)).ok_or_else(|| {
-        let depth = protocol::excerpt(depth, protocol::QUOTE_LIMIT);
+        let depth = quote::excerpt(depth, quote::QUOTE_LIMIT);
         format!("depth must be a whole number from 1 to {}, got '{depth}'", perft::MAX_DEPTH)
     })?;
     let (mut board, chess960) = parse_position(position, chess960)?;

@@ -77,7 +77,7 @@ pub fn parse_suite_line(line: &str) -> Result<Option<SuiteEntry>, String> {
             Some(entry @ (1..=MAX_DEPTH, _)) => counts.push(entry),
             Some((depth, _)) => return Err(format!("depth {depth} is not from 1 to {MAX_DEPTH}")),
             None => {
-                let part = crate::protocol::excerpt(part, crate::protocol::QUOTE_LIMIT);
+                let part = crate::quote::excerpt(part, crate::quote::QUOTE_LIMIT);
                 return Err(format!("'{part}' is not of the form 'D<depth> <count>'"));
             }
         }

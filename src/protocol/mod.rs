@@ -14,6 +14,7 @@ pub mod uci;
 pub mod xboard;
 
 use crate::engine::{Engine, EngineCommand, Limits, Outcome, Report, ReportSink, SearchId};
+use crate::quote::{QUOTE_LIMIT, excerpt};
 use std::collections::VecDeque;
 use std::io::{BufRead, ErrorKind, Write};
 use std::sync::Arc;
@@ -34,20 +35,6 @@ pub enum Event {
 /// The longest line read. A `position` command with a move list of the longest possible game
 /// is under 100 kB; anything past this is not a command and is not kept in memory.
 pub const MAX_LINE: usize = 1 << 20;
-
-/// How much of a line or value an error message quotes, and how long a whole error message
-/// may be (it may quote several things).
-pub const QUOTE_LIMIT: usize = 80;
-pub const MESSAGE_LIMIT: usize = 400;
-
-/// The start of `text`, at most `limit` characters, marked when cut: an error about a huge line
-/// is not itself huge.
-pub fn excerpt(text: &str, limit: usize) -> String {
-    match text.char_indices().nth(limit) {
-        Some((end, _)) => format!("{}... ({} bytes)", &text[..end], text.len()),
-        None => text.to_string(),
-    }
-}
 
 /// The protocol's output: one line at a time, flushed at once so the GUI never waits on a buffer.
 pub struct Output {

@@ -2,9 +2,10 @@
 //! every `go`, and each `go` is answered by exactly one `bestmove`. Errors are reported as
 //! `info string` lines and never end the engine.
 
-use super::{Event, MAX_LINE, MESSAGE_LIMIT, Output, Protocol, QUOTE_LIMIT, excerpt, parse_whole, split_command};
+use super::{Event, MAX_LINE, Output, Protocol, parse_whole, split_command};
 use crate::engine::options::{Kind, OptionId};
 use crate::engine::{Bound, Clock, Color, Engine, EngineCommand, Info, Limits, Move, Outcome, Report, Score, SearchId};
+use crate::quote::{MESSAGE_LIMIT, QUOTE_LIMIT, excerpt};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 

@@ -7,12 +7,13 @@
 //! (a ponder hit); any other move, or any command that touches the game, takes the expected
 //! reply back first.
 
-use super::{Event, MAX_LINE, MESSAGE_LIMIT, Output, Protocol, QUOTE_LIMIT, excerpt, parse_whole, split_command};
+use super::{Event, MAX_LINE, Output, Protocol, parse_whole, split_command};
 use crate::engine::options::{Kind, OptionId, Shown};
 use crate::engine::{
     Bound, Clock, Color, EndReason, Engine, EngineCommand, GameResult, Info, Limits, Move, Outcome, Report, Score,
     SearchId,
 };
+use crate::quote::{MESSAGE_LIMIT, QUOTE_LIMIT, excerpt};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
