@@ -185,11 +185,9 @@ fn main() -> ExitCode {
 /// or implied by a castling field that names files).
 fn parse_position(words: &[String], chess960: bool) -> Result<(Board, bool), String> {
     let text = words.join(" ");
-    if text.trim() == "startpos" {
-        return Ok((Board::start_position(), chess960));
-    }
-    let chess960 = chess960 || perft::names_rook_files(&text);
-    Board::parse_fen(&text, chess960).map(|board| (board, chess960)).map_err(|e| e.to_string())
+    let fen = board::position_fen(&text);
+    let chess960 = chess960 || perft::names_rook_files(fen);
+    Board::parse_fen(fen, chess960).map(|board| (board, chess960)).map_err(|e| e.to_string())
 }
 
 /// How long `search` thinks when given no limit.
@@ -202,12 +200,11 @@ fn run_search(
     nodes: Option<u64>,
 ) -> Result<ExitCode, Failure> {
     let text = position.join(" ");
-    let fen = (text.trim() != "startpos").then_some(text);
     let mut limits = Limits { depth, nodes, movetime: movetime.map(Duration::from_millis), ..Limits::default() };
     if depth.is_none() && nodes.is_none() && movetime.is_none() {
         limits.movetime = Some(DEFAULT_SEARCH_TIME);
     }
-    protocol::search_once(fen, limits)?;
+    protocol::search_once(board::position_fen(&text), limits)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -209,8 +209,7 @@ pub fn run(command: Command) -> Result<(), String> {
         Command::NetEval { net, position } => {
             let network = read_network(&net)?;
             let text = position.join(" ");
-            let fen = if text.trim() == "startpos" { crate::board::START_FEN } else { text.as_str() };
-            let board = Board::from_fen(fen).map_err(|e| e.to_string())?;
+            let board = Board::from_fen(crate::board::position_fen(&text)).map_err(|e| e.to_string())?;
             let hand_crafted = crate::eval::evaluate(&board, &mut crate::eval::PawnCache::new());
             println!("nnue {} hand-crafted {hand_crafted}", network.evaluate(&board));
             Ok(())

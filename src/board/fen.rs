@@ -20,6 +20,16 @@ fn error<T>(message: impl Into<String>) -> Result<T, FenError> {
     Err(FenError(message.into()))
 }
 
+/// The word UCI puts in place of a FEN for the standard start position, and the command line
+/// after it.
+pub const START_POS: &str = "startpos";
+
+/// The FEN of a position given as the command line takes it: `startpos`, or a FEN (checked
+/// when it is read).
+pub fn position_fen(text: &str) -> &str {
+    if text.trim() == START_POS { super::START_FEN } else { text }
+}
+
 impl Board {
     /// Parses a FEN of standard chess. The halfmove clock and fullmove number may be left out
     /// (they default to 0 and 1), as many tools write only the first four fields.
@@ -378,5 +388,12 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn startpos_names_the_start_position() {
+        assert_eq!(position_fen(" startpos "), super::super::START_FEN);
+        let fen = "8/8/8/4k3/8/8/8/4K3 w - - 0 1";
+        assert_eq!(position_fen(fen), fen);
     }
 }

@@ -11,7 +11,7 @@ mod zobrist;
 
 pub use attacks::is_knight_jump;
 pub use castling::{Castling, right_index};
-pub use fen::FenError;
+pub use fen::{FenError, START_POS, position_fen};
 pub use moves::{Move, flag};
 pub use types::{Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
 

@@ -254,10 +254,11 @@ pub fn serve_events(sender: Sender<Event>, events: &Receiver<Event>) {
 }
 
 /// One search from the command line: UCI-style `info` lines, then `bestmove`.
-pub fn search_once(fen: Option<String>, limits: Limits) -> Result<(), String> {
+pub fn search_once(fen: &str, limits: Limits) -> Result<(), String> {
     let (sender, events) = mpsc::channel();
     let mut engine = Engine::new(report_sink(sender));
-    engine.execute(EngineCommand::SetPosition { fen, moves: Vec::new() }).map_err(|e| e.to_string())?;
+    let position = EngineCommand::SetPosition { fen: Some(fen.to_string()), moves: Vec::new() };
+    engine.execute(position).map_err(|e| e.to_string())?;
     let Ok(Outcome::Searching(id)) = engine.execute(EngineCommand::Go(limits)) else {
         return Err("the search did not start".to_string());
     };

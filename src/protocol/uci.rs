@@ -3,6 +3,7 @@
 //! `info string` lines and never end the engine.
 
 use super::{Event, MAX_LINE, Output, Protocol, parse_whole, split_command};
+use crate::board::START_POS;
 use crate::engine::options::{Kind, OptionId};
 use crate::engine::{Bound, Clock, Color, Engine, EngineCommand, Info, Limits, Move, Outcome, Report, Score, SearchId};
 use crate::quote::{MESSAGE_LIMIT, QUOTE_LIMIT, excerpt};
@@ -112,7 +113,7 @@ impl Uci<'_> {
         let moves_at = words.iter().position(|w| *w == "moves").unwrap_or(words.len());
         let moves = words.get(moves_at + 1..).unwrap_or_default().iter().map(|m| m.to_string()).collect();
         let fen = match words[..moves_at] {
-            ["startpos"] => None,
+            [START_POS] => None,
             ["fen", ref fen @ ..] if !fen.is_empty() => Some(fen.join(" ")),
             _ => {
                 let usage = "expected 'position startpos|fen <fen> [moves ...]'";
