@@ -1,4 +1,5 @@
-# `make` builds the release binary; `make EXE=path` also copies it to path (OpenBench).
+# `make` builds the release binary and copies it to `sentinel` here, or to EXE=path (OpenBench's
+# convention).
 EXE ?= sentinel
 
 all:

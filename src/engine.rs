@@ -1,14 +1,15 @@
-//! The engine the protocols drive, and their only door to the rest of Sentinel: the game (a
-//! `Board` whose move history lets the search see repetitions), the `Searcher` and the options
-//! (one table, `options`). UCI and XBoard both translate their text into `EngineCommand`s and
-//! moves into `Move`s through the engine, and the search's reports come back tagged with the
-//! `SearchId` of the search that made them, so a protocol can tell a current search from one
-//! it abandoned.
+//! The engine the protocols drive, and their only door to the rest of Sentinel (beside
+//! `quote`, which shortens what their error messages repeat): the game (a `Board` whose move
+//! history lets the search see repetitions), the `Searcher`, the options (one table,
+//! `options`) and the opening book. UCI and XBoard both translate their text into
+//! `EngineCommand`s and moves into `Move`s through the engine, and the search's reports come
+//! back tagged with the `SearchId` of the search that made them, so a protocol can tell a
+//! current search from one it abandoned.
 
 pub mod book;
 pub mod options;
 
-pub use crate::board::{Color, Move};
+pub use crate::board::{Color, Move, START_POS};
 pub use crate::rules::{EndReason, GameEnd, GameResult};
 pub use crate::search::strength::{MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO, Strength};
 pub use crate::search::{Bound, Clock, Info, Limits, Report, Score};

@@ -1,10 +1,15 @@
-//! Static evaluation: how good the position is for the side to move, in centipawns.
+//! Static evaluation: how good the position is for the side to move, in centipawns. Two
+//! evaluations answer it: the network (`nnue`), the default, and the hand-crafted evaluation
+//! it replaced, in this file, which the levels and the first generation of training data use
+//! (see the README); the search reaches either through an `Evaluator` (`evaluator`).
 //!
-//! Every term is a (middlegame, endgame) pair of weights (see `weights`); the two sums are
-//! blended by the material left on the board, so that, say, a king that should hide in the
-//! middlegame walks to the centre as the pieces come off. The terms, in the order computed:
-//! material and piece-square tables; pawn structure; piece mobility, files and outposts (which
-//! also map every square each side attacks); king safety; threats; and the tempo.
+//! In the hand-crafted evaluation, every term is a (middlegame, endgame) pair of weights (see
+//! `weights`); the two sums are blended by the material left on the board, so that, say, a
+//! king that should hide in the middlegame walks to the centre as the pieces come off. The
+//! terms, in the order computed: material and piece-square tables; pawn structure; piece
+//! mobility, files and outposts (which also map every square each side attacks); king safety;
+//! threats; and the tempo. The network's score is cut here too in endings it cannot judge
+//! (`scale_network`).
 
 mod evaluator;
 pub mod nnue;

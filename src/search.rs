@@ -1,9 +1,10 @@
 //! The search: iterative deepening over a principal variation search (negamax alpha-beta),
 //! each line ending in a quiescence search of captures.
 //!
-//! Read top to bottom: the `Searcher` runs searches on a thread; `iterative_deepening` searches
-//! one ply deeper each time and reports; `negamax` is the tree search; `quiescence` settles
-//! captures at the leaves so that no line is judged in the middle of an exchange.
+//! The `Searcher` (`threads.rs`) runs searches on threads, each a `Worker`; read this file top
+//! to bottom: `iterative_deepening` searches one ply deeper each time and reports; `negamax` is
+//! the tree search; `quiescence` settles captures at the leaves so that no line is judged in
+//! the middle of an exchange.
 
 mod history;
 mod limits;
@@ -11,7 +12,6 @@ mod movepicker;
 mod params;
 mod see;
 pub mod strength;
-// Not called yet: the options that open the tables and the search that probes them come next.
 pub mod tablebase;
 mod threads;
 mod time;

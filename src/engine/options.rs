@@ -41,8 +41,9 @@ pub enum Value {
     Press,
 }
 
-/// Which protocols list an option: some belong to UCI alone because XBoard has its own command
-/// for the same thing (`memory`, `cores`, `hard`, `variant`).
+/// Which protocols list an option: some belong to UCI alone, because XBoard has its own command
+/// for the same thing (`memory`, `cores`, `egtpath`, `variant`, `hard`/`easy`) or, for
+/// `UCI_ShowWDL`, because XBoard's thinking output has no place for what it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shown {
     Everywhere,

@@ -3,9 +3,10 @@
 //! `info string` lines and never end the engine.
 
 use super::{Event, MAX_LINE, Output, Protocol, parse_whole, split_command};
-use crate::board::START_POS;
 use crate::engine::options::{Kind, OptionId};
-use crate::engine::{Bound, Clock, Color, Engine, EngineCommand, Info, Limits, Move, Outcome, Report, Score, SearchId};
+use crate::engine::{
+    Bound, Clock, Color, Engine, EngineCommand, Info, Limits, Move, Outcome, Report, START_POS, Score, SearchId,
+};
 use crate::quote::{MESSAGE_LIMIT, QUOTE_LIMIT, excerpt};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
