@@ -1,7 +1,8 @@
 //! Chess notation for people and files: Standard Algebraic Notation (`Nf3`, `exd5`, `O-O`) in
 //! both directions, and PGN game records read and written. The engine's protocols speak
-//! coordinate moves; a person at a terminal, an XBoard variant that sends SAN, and game files
-//! all need this instead, so it lives in one place on top of the board and move generator.
+//! coordinate moves; a person at a terminal and game files need this instead, as do XBoard's
+//! Chess960 castling (`O-O`) and its book listing (`bk`), so it lives in one place on top of
+//! the board and move generator.
 
 pub mod pgn;
 pub mod san;
