@@ -52,7 +52,7 @@ struct XBoard<'a> {
     post: bool,
     ponder: bool,
     time_control: TimeControl,
-    /// When the search for our current move started (or the ponder hit came).
+    /// When our clock started on the current move: when the GUI's `usermove` or `go` came.
     move_started: Instant,
     thinking: Option<Thinking>,
     /// `ping`s received while thinking on our move: answered once the move is out.
@@ -188,13 +188,16 @@ impl<'a> XBoard<'a> {
 
     /// A move from the opponent (or from the user in force mode).
     fn user_move(&mut self, text: &str) {
+        // The GUI started our clock when it sent the move: what happens before the search
+        // starts (stopping a ponder search that guessed wrong, which can take a while on a
+        // busy machine) is our time too.
+        self.move_started = Instant::now();
         if let Some(thinking) = self.thinking
             && let Task::Ponder { predicted } = thinking.task
         {
             if text.eq_ignore_ascii_case(&self.move_text(predicted)) {
                 log::debug!("ponder hit: {predicted}");
                 self.execute(EngineCommand::PonderHit);
-                self.move_started = Instant::now();
                 match thinking.finished {
                     Some((best, ponder)) => {
                         self.thinking = None;
@@ -262,9 +265,8 @@ impl<'a> XBoard<'a> {
         if self.claim_result() {
             return;
         }
-        let limits = self.move_limits();
+        let limits = self.move_limits(self.move_started.elapsed());
         self.last_info = None;
-        self.move_started = Instant::now();
         if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
             self.thinking = Some(Thinking { id, task: Task::Move, finished: None });
         }
@@ -287,16 +289,17 @@ impl<'a> XBoard<'a> {
         }
     }
 
-    /// The limits for our move: `st`, or the clock of `level` and `time`, and `sd`.
-    fn move_limits(&self) -> Limits {
+    /// The limits for our move: `st`, or the clock of `level` and `time`, and `sd`; `spent` is
+    /// what our clock has already run on this move.
+    fn move_limits(&self, spent: Duration) -> Limits {
         let mut limits = Limits { depth: self.game.max_depth, ..Limits::default() };
         match (self.time_control, self.game.nps) {
-            (TimeControl::PerMove(time), None) => limits.movetime = Some(time),
+            (TimeControl::PerMove(time), None) => limits.movetime = Some(time.saturating_sub(spent)),
             (TimeControl::PerMove(time), Some(nps)) => limits.nodes = Some(nodes_for(time, nps)),
             (TimeControl::Level { moves, base, increment }, nps) => {
                 let plies = self.engine.board().moves_played().saturating_sub(self.game.level_ply);
                 let moves_to_go = moves_to_go(moves, plies);
-                let remaining = self.game.our_time.unwrap_or(base);
+                let remaining = self.game.our_time.unwrap_or(base).saturating_sub(spent);
                 match nps {
                     None => limits.clock = Some(Clock { remaining, increment, moves_to_go }),
                     // A node clock: this move's share of what is left, in nodes.
@@ -366,7 +369,8 @@ impl<'a> XBoard<'a> {
             self.execute(EngineCommand::TakeBack(1));
             return;
         }
-        let limits = Limits { ponder: true, ..self.move_limits() };
+        // Our clock as our move left it (it stands still while the opponent thinks).
+        let limits = Limits { ponder: true, ..self.move_limits(Duration::ZERO) };
         self.last_info = None;
         if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
             log::debug!("pondering on {predicted}");
@@ -484,6 +488,7 @@ impl Protocol for XBoard<'_> {
                 self.game.engine_color = None;
             }
             "go" => {
+                self.move_started = Instant::now();
                 if !self.game.analyzing {
                     self.cancel_thinking();
                     self.game.engine_color = Some(self.engine.board().side_to_move());
@@ -797,7 +802,8 @@ mod tests {
     fn a_level_counts_its_session_from_where_it_came() {
         let mut out = Output::new();
         let mut xboard = XBoard::new(Engine::new(std::sync::Arc::new(|_, _| {})), &mut out);
-        let moves_to_go = |xboard: &XBoard| xboard.move_limits().clock.and_then(|clock| clock.moves_to_go);
+        let moves_to_go =
+            |xboard: &XBoard| xboard.move_limits(Duration::ZERO).clock.and_then(|clock| clock.moves_to_go);
         for line in ["new", "force", "level 40 0:10 0", "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6"] {
             assert!(xboard.command(line), "{line}");
         }
@@ -810,6 +816,22 @@ mod tests {
         assert_eq!(moves_to_go(&xboard), Some(4));
         xboard.command("new");
         assert_eq!(moves_to_go(&xboard), Some(5));
+    }
+
+    /// What our clock ran before the search could start (stopping a ponder search that guessed
+    /// wrong) comes out of the search's time, with a clock and with `st`.
+    #[test]
+    fn time_spent_before_the_search_is_deducted() {
+        let mut out = Output::new();
+        let mut xboard = XBoard::new(Engine::new(std::sync::Arc::new(|_, _| {})), &mut out);
+        for line in ["new", "force", "level 0 1 0", "time 6000"] {
+            assert!(xboard.command(line), "{line}");
+        }
+        let spent = Duration::from_millis(250);
+        let remaining = xboard.move_limits(spent).clock.map(|clock| clock.remaining);
+        assert_eq!(remaining, Some(Duration::from_millis(59_750)));
+        xboard.command("st 2");
+        assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(1750)));
     }
 
     #[test]
