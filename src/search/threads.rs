@@ -54,11 +54,11 @@ pub struct Searcher {
     probe: ProbeSettings,
     /// Each thread's learning (see `ThreadState`), kept between searches; it travels with the
     /// search and comes back when it ends.
-    states: Vec<Box<ThreadState>>,
+    states: Vec<ThreadState>,
     threads: usize,
     control: Arc<Control>,
     move_overhead: Duration,
-    handle: Option<JoinHandle<Vec<Box<ThreadState>>>>,
+    handle: Option<JoinHandle<Vec<ThreadState>>>,
 }
 
 /// What the threads of one search share besides the table: the flags the caller sets, and
@@ -140,7 +140,9 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.wait();
         self.tt.clear();
-        self.states = (0..self.threads).map(|_| ThreadState::new(&self.evaluation)).collect();
+        for state in &mut self.states {
+            state.history.clear();
+        }
     }
 
     pub fn set_threads(&mut self, threads: usize) {
