@@ -28,9 +28,8 @@ use crate::eval::{Evaluation, Evaluator};
 use crate::movegen::{is_legal, legal_moves};
 use history::{Continuations, History, PieceTo};
 use movepicker::MovePicker;
-use params::*;
+use params::Params;
 use see::see_ge;
-use std::sync::LazyLock;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tablebase::{Tablebases, Wdl};
@@ -157,6 +156,7 @@ struct Shared<'a> {
     tt: &'a TranspositionTable,
     control: &'a Control,
     evaluation: &'a Evaluation,
+    params: &'a Params,
     tablebases: Option<(&'a Tablebases, ProbeSettings)>,
 }
 
@@ -168,6 +168,7 @@ struct Worker<'a> {
     board: Board,
     tt: &'a TranspositionTable,
     control: &'a Control,
+    params: &'a Params,
     /// The tables the search probes, with the rules for when; `None` once the root itself is
     /// in the tables (its moves are then chosen by them).
     tablebases: Option<(&'a Tablebases, ProbeSettings)>,
@@ -212,6 +213,7 @@ impl<'a> Worker<'a> {
             board,
             tt: shared.tt,
             control: shared.control,
+            params: shared.params,
             tablebases: shared.tablebases,
             root_wdl: None,
             state,
@@ -306,7 +308,7 @@ impl<'a> Worker<'a> {
             // While pondering the clock is the opponent's: deepen until the ponder hit starts
             // ours (or `stop` comes).
             let effort = self.root_moves[0].nodes as f64 / self.nodes.max(1) as f64;
-            let share = time_share(forced, stable_iterations, previous_score - score, effort);
+            let share = time_share(forced, stable_iterations, previous_score - score, effort, self.params);
             let pondering = self.control.pondering.load(Ordering::Relaxed);
             if depth > 1 && !pondering && !self.time.iteration_affordable(share) {
                 break;
@@ -327,8 +329,8 @@ impl<'a> Worker<'a> {
     /// search repeats. Shallow depths, whose scores still jump about, use the full window, as
     /// does a MultiPV line without a previous score.
     fn aspiration_search(&mut self, depth: i32, previous: i32, reporter: &mut Reporter) -> i32 {
-        let mut delta = ASPIRATION_DELTA;
-        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && previous > -INFINITY {
+        let mut delta = self.params.aspiration_delta();
+        let (mut alpha, mut beta) = if depth >= self.params.aspiration_min_depth() && previous > -INFINITY {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
         } else {
             (-INFINITY, INFINITY)
@@ -612,7 +614,10 @@ impl<'a> Worker<'a> {
         if !pv_node && !in_check && excluded == Move::NONE {
             // Razoring: so far below alpha that only captures could help; if they do not,
             // the node fails low.
-            if depth <= RAZOR_MAX_DEPTH && eval + RAZOR_MARGIN * depth < alpha && alpha.abs() < TB_WIN_BOUND {
+            if depth <= self.params.razor_max_depth()
+                && eval + self.params.razor_margin() * depth < alpha
+                && alpha.abs() < TB_WIN_BOUND
+            {
                 let score = self.quiescence(alpha, alpha + 1, ply);
                 if score <= alpha {
                     return score;
@@ -620,8 +625,8 @@ impl<'a> Worker<'a> {
             }
             // Reverse futility pruning: far enough above beta that a shallow search will not
             // bring the score back down.
-            if depth <= RFP_MAX_DEPTH
-                && eval - RFP_MARGIN * (depth - improving as i32) >= beta
+            if depth <= self.params.rfp_max_depth()
+                && eval - self.params.rfp_margin() * (depth - improving as i32) >= beta
                 && eval.abs() < TB_WIN_BOUND
                 && beta.abs() < TB_WIN_BOUND
             {
@@ -630,16 +635,16 @@ impl<'a> Worker<'a> {
             // Null-move pruning: if passing the turn still leaves us above beta after a
             // reduced search, a real move will too. Unsound in zugzwang, so never without
             // pieces (pawn endings), and never twice in a row.
-            if depth >= NMP_MIN_DEPTH
+            if depth >= self.params.nmp_min_depth()
                 && eval >= beta
                 && static_eval >= beta
                 && beta.abs() < TB_WIN_BOUND
                 && (ply == 0 || self.stack[ply - 1].current_move != Move::NONE)
                 && self.board.has_non_pawn_material(self.board.side_to_move())
             {
-                let reduction = NMP_BASE_REDUCTION
-                    + depth / NMP_DEPTH_DIVISOR
-                    + ((eval - beta) / NMP_EVAL_DIVISOR).min(NMP_EVAL_MAX);
+                let reduction = self.params.nmp_base_reduction()
+                    + depth / self.params.nmp_depth_divisor()
+                    + ((eval - beta) / self.params.nmp_eval_divisor()).min(self.params.nmp_eval_max());
                 self.make_null_move(ply);
                 let score = -self.negamax(-beta, -beta + 1, depth - reduction, ply + 1, !cut_node);
                 self.unmake_null_move();
@@ -653,8 +658,8 @@ impl<'a> Worker<'a> {
             }
             // ProbCut: a capture that a shallow search shows to beat beta by a margin will
             // almost surely beat beta at full depth too.
-            let probcut_beta = beta + PROBCUT_MARGIN;
-            if depth >= PROBCUT_MIN_DEPTH
+            let probcut_beta = beta + self.params.probcut_margin();
+            if depth >= self.params.probcut_min_depth()
                 && beta.abs() < TB_WIN_BOUND
                 && !entry.is_some_and(|e| e.depth >= depth - 3 && tt_score.is_some_and(|s| s < probcut_beta))
                 && let Some(score) = self.probcut(probcut_beta, depth, ply, table_move, raw_eval, static_eval, cut_node)
@@ -673,13 +678,19 @@ impl<'a> Worker<'a> {
         }
         // Internal iterative reduction: with no move from the table this node was not searched
         // before, probably matters less than it seems, and ordering is poor; search it shallower.
-        if depth >= IIR_MIN_DEPTH && table_move == Move::NONE {
+        if depth >= self.params.iir_min_depth() && table_move == Move::NONE {
             depth -= 1;
         }
 
         let continuations = self.continuations(ply);
-        let mut picker =
-            MovePicker::new(&self.board, table_move, &self.state.history, self.stack[ply].killers, continuations);
+        let mut picker = MovePicker::new(
+            &self.board,
+            table_move,
+            &self.state.history,
+            self.stack[ply].killers,
+            continuations,
+            self.params,
+        );
         let mut best_score = tb_floor;
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
@@ -705,35 +716,36 @@ impl<'a> Worker<'a> {
             // Shallow pruning of moves unlikely to matter, once a move has been found that
             // does not lose to mate (so pruning never turns a position into a false mate).
             if !root && best_score > -TB_WIN_BOUND {
-                // The depth this move would be searched to after its reduction.
-                let lmr_depth =
-                    (depth - 1 - late_move_reduction(depth, moves_searched + 1) + history / LMR_HISTORY_DIVISOR).max(0);
                 if quiet && !in_check {
                     // Late move pruning: after this many quiet moves, the rest are not worth a
                     // look.
-                    if !pv_node && quiet_count >= (LMP_BASE + depth * depth) as usize / (2 - improving as usize) {
+                    if !pv_node
+                        && quiet_count >= (self.params.lmp_base() + depth * depth) as usize / (2 - improving as usize)
+                    {
                         picker.skip_quiets();
                         continue;
                     }
                     // History pruning: quiet moves that have kept failing.
-                    if depth <= HISTORY_PRUNING_MAX_DEPTH && history < -HISTORY_PRUNING_MARGIN * depth {
+                    if depth <= self.params.history_pruning_max_depth()
+                        && history < -self.params.history_pruning_margin() * depth
+                    {
                         continue;
                     }
                     // Futility pruning: a quiet move cannot raise a hopeless static score to
                     // alpha.
-                    if lmr_depth <= FUTILITY_MAX_DEPTH
-                        && static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha
+                    if depth <= self.params.futility_max_depth()
+                        && static_eval + self.params.futility_base() + self.params.futility_per_depth() * depth <= alpha
                     {
                         picker.skip_quiets();
                         continue;
                     }
                 }
                 // Moves that lose material by exchange, more readily the shallower the search.
-                if depth <= PRUNING_MAX_DEPTH {
+                if depth <= self.params.pruning_max_depth() {
                     let margin = if quiet {
-                        SEE_QUIET_MARGIN * lmr_depth
+                        self.params.see_quiet_margin() * depth
                     } else {
-                        SEE_NOISY_MARGIN * depth * depth - history / SEE_HISTORY_DIVISOR
+                        self.params.see_noisy_margin() * depth * depth - history / self.params.see_history_divisor()
                     };
                     if !see_ge(&self.board, mv, margin) {
                         continue;
@@ -745,7 +757,7 @@ impl<'a> Worker<'a> {
             // If the table's move is not singular but still beats beta, expect this node to
             // fail high easily and search the move less deep.
             let mut extension = 0;
-            if mv == table_move && !root && excluded == Move::NONE && depth >= SE_MIN_DEPTH {
+            if mv == table_move && !root && excluded == Move::NONE && depth >= self.params.se_min_depth() {
                 match self.singularity(entry, depth, beta, ply, NodeKind { pv: pv_node, cut: cut_node }) {
                     Singularity::Extend(plies) => extension = plies,
                     Singularity::MultiCut(score) => return score,
@@ -764,14 +776,14 @@ impl<'a> Worker<'a> {
                 // Late move reductions: with good ordering, late quiet moves rarely matter, so
                 // they get a shallower search first, and the full depth only if it surprises.
                 let mut reduction = 0;
-                if depth >= LMR_MIN_DEPTH && quiet && moves_searched > pv_node as usize {
-                    reduction = late_move_reduction(depth, moves_searched);
+                if depth >= self.params.lmr_min_depth() && quiet && moves_searched > pv_node as usize {
+                    reduction = self.params.late_move_reduction(depth, moves_searched);
                     reduction -= pv_node as i32;
                     reduction -= tt_pv as i32;
-                    reduction += 2 * cut_node as i32;
+                    reduction += self.params.lmr_cut_node() * cut_node as i32;
                     reduction -= picker.is_refutation(mv) as i32;
                     reduction -= self.board.in_check() as i32;
-                    reduction -= history / LMR_HISTORY_DIVISOR;
+                    reduction -= history / self.params.lmr_history_divisor();
                     reduction += !improving as i32;
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
@@ -804,7 +816,7 @@ impl<'a> Worker<'a> {
                     self.pv.update(ply, mv);
                     if alpha >= beta {
                         let tried = (&quiets_tried[..quiet_count], &captures_tried[..capture_count]);
-                        self.state.history.reward(&self.board, mv, tried.0, tried.1, continuations, depth);
+                        self.state.history.reward(&self.board, mv, tried, continuations, depth, self.params);
                         if quiet {
                             let killers = &mut self.stack[ply].killers;
                             if killers[0] != mv {
@@ -851,7 +863,7 @@ impl<'a> Worker<'a> {
             Bound::Exact => false,
         };
         if !in_check && !best_move.is_noisy() && !uninformative && best_score.abs() < TB_WIN_BOUND {
-            self.state.history.update_correction(&self.board, static_eval, best_score, depth);
+            self.state.history.update_correction(&self.board, static_eval, best_score, depth, self.params);
         }
         self.store(best_move, best_score, raw_eval, depth, bound, ply, tt_pv);
         best_score
@@ -871,7 +883,7 @@ impl<'a> Worker<'a> {
         static_eval: i32,
         cut_node: bool,
     ) -> Option<i32> {
-        let mut picker = MovePicker::noisy(table_move);
+        let mut picker = MovePicker::noisy(table_move, self.params);
         while let Some(mv) = picker.next(&self.board, &self.state.history) {
             if !see_ge(&self.board, mv, probcut_beta - static_eval) {
                 continue;
@@ -907,24 +919,26 @@ impl<'a> Worker<'a> {
     ) -> Singularity {
         let Some(e) = entry else { return Singularity::Extend(0) };
         let score = score_from_tt(e.score, ply);
-        if e.depth < depth - SE_TT_DEPTH_MARGIN || e.bound == Bound::Upper || score.abs() >= TB_WIN_BOUND {
+        if e.depth < depth - self.params.se_tt_depth_margin() || e.bound == Bound::Upper || score.abs() >= TB_WIN_BOUND
+        {
             return Singularity::Extend(0);
         }
-        let singular_beta = score - SE_BETA_MARGIN * depth;
+        let singular_beta = score - self.params.se_beta_margin() * depth;
         self.stack[ply].excluded = e.mv;
         let value = self.negamax(singular_beta - 1, singular_beta, (depth - 1) / 2, ply, node.cut);
         self.stack[ply].excluded = Move::NONE;
         if value < singular_beta {
             // Far below: the move is all there is; search it two plies deeper, a bounded
             // number of times on one line.
-            let double = value < singular_beta - SE_DOUBLE_MARGIN && self.stack[ply].double_extensions < SE_MAX_DOUBLES;
+            let double = value < singular_beta - self.params.se_double_margin()
+                && self.stack[ply].double_extensions < self.params.se_max_doubles();
             Singularity::Extend(if double && !node.pv { 2 } else { 1 })
         } else if singular_beta >= beta {
             Singularity::MultiCut(singular_beta)
         } else if score >= beta {
-            Singularity::Extend(-2)
+            Singularity::Extend(-self.params.se_negative_tt())
         } else if node.cut {
-            Singularity::Extend(-1)
+            Singularity::Extend(-self.params.se_negative_cut())
         } else {
             Singularity::Extend(0)
         }
@@ -973,15 +987,15 @@ impl<'a> Worker<'a> {
                 return best_score;
             }
             alpha = alpha.max(best_score);
-            futility_base = static_eval + QS_FUTILITY_MARGIN;
+            futility_base = static_eval + self.params.qs_futility_margin();
         }
 
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
         let mut picker = if in_check {
             let none = Continuations([PieceTo::NONE; 2]);
-            MovePicker::new(&self.board, table_move, &self.state.history, self.stack[ply].killers, none)
+            MovePicker::new(&self.board, table_move, &self.state.history, self.stack[ply].killers, none, self.params)
         } else {
-            MovePicker::noisy(table_move)
+            MovePicker::noisy(table_move, self.params)
         };
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
@@ -1079,7 +1093,7 @@ impl<'a> Worker<'a> {
     /// `raw_eval` corrected by what searches of similar positions found, kept clear of the
     /// scores that mean won or lost.
     fn corrected(&self, raw_eval: i32) -> i32 {
-        self.state.history.corrected(&self.board, raw_eval).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+        self.state.history.corrected(&self.board, raw_eval, self.params).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
     /// The continuation keys of the moves one and two plies before `ply`'s.
@@ -1104,30 +1118,17 @@ impl<'a> Worker<'a> {
 /// while the best move keeps changing, the score falls or the other moves take most of the
 /// work (`effort`: the best move's share of the nodes searched; the position is not understood
 /// yet), less once the best move has held for several iterations and took most of the work,
-/// and hardly any when there is only one legal move.
-fn time_share(forced: bool, stable_iterations: u32, score_drop: i32, effort: f64) -> f64 {
+/// and hardly any when there is only one legal move. Scaled to the share of it before which
+/// another iteration may start, since the next one takes longer than all before it.
+fn time_share(forced: bool, stable_iterations: u32, score_drop: i32, effort: f64, params: &Params) -> f64 {
     if forced {
         return 0.05;
     }
-    let stability = 1.3 - 0.1 * stable_iterations.min(6) as f64;
-    let trouble = 1.0 + score_drop.clamp(0, 100) as f64 / 100.0;
-    let contest = (1.5 - effort.clamp(0.0, 1.0)) * 1.35;
-    stability * trouble * contest
-}
-
-/// How many plies to take off a late quiet move: more the deeper the search and the later the
-/// move comes in the ordering.
-fn late_move_reduction(depth: i32, move_number: usize) -> i32 {
-    static TABLE: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
-        let mut table = [[0; 64]; 64];
-        for (d, row) in table.iter_mut().enumerate().skip(1) {
-            for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
-            }
-        }
-        table
-    });
-    TABLE[depth.min(63) as usize][move_number.min(63)]
+    let hundredths = |v: i32| v as f64 / 100.0;
+    let stability = hundredths(params.stability_base() - params.stability_step() * stable_iterations.min(6) as i32);
+    let trouble = 1.0 + hundredths(params.score_drop_percent()) * score_drop.clamp(0, 100) as f64 / 100.0;
+    let contest = (hundredths(params.effort_base()) - effort.clamp(0.0, 1.0)) * hundredths(params.effort_scale());
+    stability * trouble * contest * hundredths(params.iteration_start_percent())
 }
 
 /// What the singularity search says of the table move: search it this many plies deeper (or
@@ -1295,12 +1296,14 @@ mod tests {
     /// best move holds and takes the nodes.
     #[test]
     fn time_share_reacts_to_how_the_search_goes() {
-        let settled = time_share(false, 6, 0, 0.95);
-        let contested = time_share(false, 6, 0, 0.3);
+        let params = Params::default();
+        let share = |forced, stable, drop, effort| time_share(forced, stable, drop, effort, &params);
+        let settled = share(false, 6, 0, 0.95);
+        let contested = share(false, 6, 0, 0.3);
         assert!(contested > 1.5 * settled, "{contested} {settled}");
-        assert!(time_share(false, 0, 0, 0.95) > settled);
-        assert!(time_share(false, 6, 60, 0.95) > settled);
-        assert!(time_share(true, 0, 100, 0.0) < settled / 5.0);
+        assert!(share(false, 0, 0, 0.95) > settled);
+        assert!(share(false, 6, 60, 0.95) > settled);
+        assert!(share(true, 0, 100, 0.0) < settled / 5.0);
     }
 
     #[test]

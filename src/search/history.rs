@@ -15,14 +15,13 @@
 //! - Corrections: the gap between what searches of a position found and its static evaluation,
 //!   keyed by the pawn structure and by each side's non-pawn pieces, for the side to move.
 
+use super::params::Params;
 use crate::board::{Board, Color, Move, Piece};
 
 /// Entries of the move tables stay within +-MAX_HISTORY.
 pub const MAX_HISTORY: i32 = 16384;
-/// Entries of the correction tables stay within +-MAX_CORRECTION; the correction is the pawn
-/// entry twice plus both non-pawn entries, over CORRECTION_DIVISOR: at most 128 centipawns.
+/// Entries of the correction tables stay within +-MAX_CORRECTION.
 const MAX_CORRECTION: i32 = 1024;
-const CORRECTION_DIVISOR: i32 = 32;
 /// Slots per side in each correction table (a power of two).
 const CORRECTION_SIZE: usize = 16384;
 
@@ -37,8 +36,8 @@ fn gravity(entry: &mut i16, bonus: i32, max: i32) {
 
 /// The reward for a move that refuted a search of `depth`, and the penalty for the moves
 /// tried before it in vain: deeper searches teach more, up to a cap.
-pub fn history_bonus(depth: i32) -> i32 {
-    (170 * depth - 120).clamp(0, 1600)
+pub fn history_bonus(depth: i32, params: &Params) -> i32 {
+    (params.history_bonus_per_depth() * depth - params.history_bonus_offset()).clamp(0, params.history_bonus_max())
 }
 
 /// A move as the continuation tables see it: the piece that moved and where it went. The null
@@ -126,17 +125,17 @@ impl History {
     }
 
     /// `best` refuted a search of `depth` in `board` after the quiet moves and captures in
-    /// `quiets` and `captures` failed to: reward it and penalise them, each in its tables.
+    /// `tried` failed to: reward it and penalise them, each in its tables.
     pub fn reward(
         &mut self,
         board: &Board,
         best: Move,
-        quiets: &[Move],
-        captures: &[Move],
+        (quiets, captures): (&[Move], &[Move]),
         continuations: Continuations,
         depth: i32,
+        params: &Params,
     ) {
-        let bonus = history_bonus(depth);
+        let bonus = history_bonus(depth, params);
         if best.is_noisy() {
             self.update_capture(board, best, bonus);
         } else {
@@ -169,7 +168,7 @@ impl History {
 
     /// What the tables say the static evaluation `eval` of `board` misses, added to it.
     #[inline]
-    pub fn corrected(&self, board: &Board, eval: i32) -> i32 {
+    pub fn corrected(&self, board: &Board, eval: i32, params: &Params) -> i32 {
         let stm = board.side_to_move().index();
         let slot = |key: u64| key as usize & (CORRECTION_SIZE - 1);
         let pawns = self.pawn_correction[stm][slot(board.pawn_key())] as i32;
@@ -177,15 +176,16 @@ impl History {
             .iter()
             .map(|&c| self.non_pawn_correction[stm][c.index()][slot(board.non_pawn_key(c))] as i32)
             .sum();
-        eval + (2 * pawns + pieces) / CORRECTION_DIVISOR
+        eval + (params.correction_pawn_weight() * pawns + pieces) / params.correction_divisor()
     }
 
     /// A search of `depth` found `score` where the uncorrected static evaluation said `eval`:
     /// move the corrections of positions like `board` towards the difference.
-    pub fn update_correction(&mut self, board: &Board, eval: i32, score: i32, depth: i32) {
+    pub fn update_correction(&mut self, board: &Board, eval: i32, score: i32, depth: i32, params: &Params) {
         let stm = board.side_to_move().index();
         let slot = |key: u64| key as usize & (CORRECTION_SIZE - 1);
-        let bonus = ((score - eval) * depth / 8).clamp(-MAX_CORRECTION / 4, MAX_CORRECTION / 4);
+        let bonus = (score - eval) * depth / params.correction_depth_divisor();
+        let bonus = bonus.clamp(-MAX_CORRECTION / 4, MAX_CORRECTION / 4);
         gravity(&mut self.pawn_correction[stm][slot(board.pawn_key())], bonus, MAX_CORRECTION);
         for c in Color::BOTH {
             gravity(&mut self.non_pawn_correction[stm][c.index()][slot(board.non_pawn_key(c))], bonus, MAX_CORRECTION);
@@ -226,9 +226,10 @@ mod tests {
 
     #[test]
     fn the_bonus_grows_with_depth_up_to_a_cap() {
-        let bonuses: Vec<i32> = (1..20).map(history_bonus).collect();
+        let params = Params::default();
+        let bonuses: Vec<i32> = (1..20).map(|d| history_bonus(d, &params)).collect();
         assert!(bonuses.windows(2).all(|w| w[0] <= w[1]));
-        assert!(bonuses[0] > 0 && *bonuses.last().unwrap() == 1600);
+        assert!(bonuses[0] > 0 && *bonuses.last().unwrap() == params.history_bonus_max());
     }
 
     /// A refuting quiet move rises above the quiets tried before it, in the butterfly and the
@@ -243,8 +244,9 @@ mod tests {
         let (best, tried, capture) = (find("f1b5"), find("d2d4"), find("f3e5"));
         let mut history = History::new();
         let continuations = Continuations([PieceTo(5), PieceTo(77)]);
-        history.reward(&board, best, &[tried, best], &[capture], continuations, 6);
-        let bonus = history_bonus(6);
+        let params = Params::default();
+        history.reward(&board, best, (&[tried, best], &[capture]), continuations, 6, &params);
+        let bonus = history_bonus(6, &params);
         assert_eq!(history.quiet_score(&board, best, continuations), 3 * bonus);
         assert_eq!(history.quiet_score(&board, tried, continuations), -3 * bonus);
         assert_eq!(history.quiet_score(&board, best, Continuations([PieceTo::NONE; 2])), bonus);
@@ -262,19 +264,21 @@ mod tests {
     fn corrections_follow_the_searches() {
         let board = Board::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3").unwrap();
         let other = Board::from_fen("8/5k2/8/8/8/8/3K4/8 w - - 0 1").unwrap();
+        let params = Params::default();
         let mut history = History::new();
-        assert_eq!(history.corrected(&board, 10), 10);
-        history.update_correction(&board, 10, 60, 8);
-        let once = history.corrected(&board, 10);
+        assert_eq!(history.corrected(&board, 10, &params), 10);
+        history.update_correction(&board, 10, 60, 8, &params);
+        let once = history.corrected(&board, 10, &params);
         assert!(once > 10, "{once}");
         for _ in 0..1000 {
-            history.update_correction(&board, 10, 300, 20);
+            history.update_correction(&board, 10, 300, 20, &params);
         }
-        assert_eq!(history.corrected(&board, 10), 10 + 4 * MAX_CORRECTION / CORRECTION_DIVISOR);
-        assert_eq!(history.corrected(&other, 10), 10);
+        let most = (params.correction_pawn_weight() + 2) * MAX_CORRECTION / params.correction_divisor();
+        assert_eq!(history.corrected(&board, 10, &params), 10 + most);
+        assert_eq!(history.corrected(&other, 10, &params), 10);
         for _ in 0..1000 {
-            history.update_correction(&board, 10, -40, 8);
+            history.update_correction(&board, 10, -40, 8, &params);
         }
-        assert!(history.corrected(&board, 10) < 10);
+        assert!(history.corrected(&board, 10, &params) < 10);
     }
 }

@@ -5,6 +5,7 @@
 //! so a node that is refuted by its first move never generates the rest.
 
 use super::history::{Continuations, History, PieceTo};
+use super::params::Params;
 use super::see::see_ge;
 use crate::board::{Board, Move, PieceKind};
 use crate::movegen::{MAX_MOVES, MoveList, generate, is_legal, kind};
@@ -22,9 +23,6 @@ enum Stage {
 
 /// Above any history score, so killers and the counter-move come first among quiet moves.
 const KILLER_SCORE: i32 = 1 << 20;
-/// A capture's history counts one point of its ordering score per DIVISOR: a victim a pawn
-/// more valuable is worth 800 points, and a history at its bound 1024.
-const CAPTURE_HISTORY_DIVISOR: i32 = 16;
 
 pub struct MovePicker {
     stage: Stage,
@@ -35,6 +33,8 @@ pub struct MovePicker {
     continuations: Continuations,
     /// Late move pruning has given up on the quiet moves still to come.
     skip_quiets: bool,
+    /// A capture's history counts one point of its ordering score per this much.
+    capture_history_divisor: i32,
     /// The main search wants every move; quiescence only captures that do not lose material.
     all_moves: bool,
     moves: [Move; MAX_MOVES],
@@ -55,22 +55,25 @@ impl MovePicker {
         history: &History,
         killers: [Move; 2],
         continuations: Continuations,
+        params: &Params,
     ) -> MovePicker {
         let [first, second] = killers;
-        MovePicker::with_stages(table_move, [first, second, history.counter(board)], continuations, true)
+        let refutations = [first, second, history.counter(board)];
+        MovePicker::with_stages(table_move, refutations, continuations, params, true)
     }
 
     /// Captures and queen promotions that do not lose material, for quiescence search out of
     /// check.
-    pub fn noisy(table_move: Move) -> MovePicker {
+    pub fn noisy(table_move: Move, params: &Params) -> MovePicker {
         let table_move = if table_move.is_noisy() { table_move } else { Move::NONE };
-        MovePicker::with_stages(table_move, [Move::NONE; 3], Continuations([PieceTo::NONE; 2]), false)
+        MovePicker::with_stages(table_move, [Move::NONE; 3], Continuations([PieceTo::NONE; 2]), params, false)
     }
 
     fn with_stages(
         table_move: Move,
         refutations: [Move; 3],
         continuations: Continuations,
+        params: &Params,
         all_moves: bool,
     ) -> MovePicker {
         MovePicker {
@@ -79,6 +82,7 @@ impl MovePicker {
             refutations,
             continuations,
             skip_quiets: false,
+            capture_history_divisor: params.capture_history_divisor(),
             all_moves,
             moves: [Move::NONE; MAX_MOVES],
             scores: [0; MAX_MOVES],
@@ -101,8 +105,9 @@ impl MovePicker {
                     self.table_move = Move::NONE;
                 }
                 Stage::GenerateNoisy => {
+                    let divisor = self.capture_history_divisor;
                     self.fill::<{ kind::NOISY }>(board, |mv| {
-                        capture_score(board, mv) + history.capture_score(board, mv) / CAPTURE_HISTORY_DIVISOR
+                        capture_score(board, mv) + history.capture_score(board, mv) / divisor
                     });
                     self.stage = Stage::Noisy;
                 }

@@ -4,6 +4,7 @@
 //! (which alone watches the clock and reports) finishes sooner.
 
 use super::ThreadState;
+use super::params::Params;
 use super::tablebase::Tablebases;
 use super::time::TimeManager;
 use super::tt::TranspositionTable;
@@ -52,6 +53,8 @@ pub struct Searcher {
     table_evaluation: Evaluation,
     tablebases: Option<Arc<Tablebases>>,
     probe: ProbeSettings,
+    /// The search's constants (the defaults, but in a tuning build).
+    params: Params,
     /// Each thread's learning (see `ThreadState`), kept between searches; it travels with the
     /// search and comes back when it ends.
     states: Vec<ThreadState>,
@@ -71,6 +74,7 @@ struct Job {
     states: Vec<ThreadState>,
     time: TimeManager,
     evaluation: Evaluation,
+    params: Params,
 }
 
 impl Job {
@@ -80,7 +84,7 @@ impl Job {
         let (main_state, helper_states) = self.states.split_first_mut().expect("at least one thread");
         let tablebases = self.tablebases.as_deref().map(|tables| (tables, self.probe));
         let control = &self.control;
-        let shared = Shared { tt: &self.tt, control, evaluation: &self.evaluation, tablebases };
+        let shared = Shared { tt: &self.tt, control, evaluation: &self.evaluation, params: &self.params, tablebases };
         std::thread::scope(|scope| {
             // A limited strength is a level of the single-threaded search: helpers would
             // make it stronger, and its moves no longer repeatable under a fixed seed.
@@ -88,7 +92,7 @@ impl Job {
             for (i, state) in helper_states.iter_mut().take(helpers).enumerate() {
                 let (board, limits) = (board.clone(), limits.clone());
                 scope.spawn(move || {
-                    let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO);
+                    let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO, 1);
                     let mut worker = Worker::new(i + 1, board, shared, state, limits, time);
                     worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
                 });
@@ -149,6 +153,7 @@ impl Searcher {
             table_evaluation: Evaluation::embedded(),
             tablebases: None,
             probe: ProbeSettings::default(),
+            params: Params::default(),
             states: vec![ThreadState::new(&Evaluation::embedded())],
             threads: 1,
             control: Arc::new(Control {
@@ -256,8 +261,9 @@ impl Searcher {
             tablebases: self.tablebases.clone(),
             probe: self.probe,
             states: std::mem::take(&mut self.states),
-            time: TimeManager::new(limits, self.move_overhead),
+            time: TimeManager::new(limits, self.move_overhead, self.params.expected_moves_left() as u32),
             evaluation,
+            params: self.params.clone(),
         }
     }
 
