@@ -725,18 +725,16 @@ impl<'a> Worker<'a> {
                         picker.skip_quiets();
                         continue;
                     }
-                    // History pruning: quiet moves that have kept failing.
-                    if depth <= self.params.history_pruning_max_depth()
-                        && history < -self.params.history_pruning_margin() * depth
-                    {
-                        continue;
-                    }
-                    // Futility pruning: a quiet move cannot raise a hopeless static score to
-                    // alpha.
-                    if depth <= self.params.futility_max_depth()
-                        && static_eval + self.params.futility_base() + self.params.futility_per_depth() * depth <= alpha
-                    {
-                        picker.skip_quiets();
+                    // History pruning: quiet moves that have kept failing; and futility
+                    // pruning: a quiet move cannot raise a hopeless static score to alpha.
+                    // Neither for a check, which the static score knows nothing of: it is
+                    // what mating attacks are made of, and pruning it hides the mate.
+                    let failing = depth <= self.params.history_pruning_max_depth()
+                        && history < -self.params.history_pruning_margin() * depth;
+                    let futile = depth <= self.params.futility_max_depth()
+                        && static_eval + self.params.futility_base() + self.params.futility_per_depth() * depth
+                            <= alpha;
+                    if (failing || futile) && !self.board.gives_check(mv) {
                         continue;
                     }
                 }
