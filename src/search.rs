@@ -29,6 +29,8 @@ use crate::movegen::{is_legal, legal_moves};
 use history::{Continuations, History, PieceTo};
 use movepicker::MovePicker;
 use params::Params;
+#[cfg(feature = "spsa")]
+pub use params::{TUNABLES, Tunable};
 use see::see_ge;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

@@ -213,6 +213,19 @@ fn reductions(base: i32, divisor: i32) -> Reductions {
 }
 
 impl Params {
+    /// Sets the tunable at `index` of `TUNABLES` (an `spsa` build only), rebuilding the
+    /// reductions that depend on it. The value must lie in the tunable's range.
+    #[cfg(feature = "spsa")]
+    pub fn set(&mut self, index: usize, value: i32) -> Result<(), String> {
+        let t = TUNABLES.get(index).ok_or_else(|| format!("no tunable number {index}"))?;
+        if !(t.min..=t.max).contains(&value) {
+            return Err(format!("{} must lie within {}..={}", t.name, t.min, t.max));
+        }
+        self.values[index] = value;
+        *self.reductions = reductions(self.lmr_base(), self.lmr_divisor());
+        Ok(())
+    }
+
     /// How many plies to take off a late quiet move: more the deeper the search and the later
     /// the move comes in the ordering.
     #[inline]
@@ -254,5 +267,19 @@ mod tests {
         assert!(params.late_move_reduction(3, 3) <= params.late_move_reduction(12, 3));
         assert!(params.late_move_reduction(12, 3) <= params.late_move_reduction(12, 30));
         assert!(params.late_move_reduction(60, 60) >= 4);
+    }
+
+    /// A tuner's value is checked against the range and reaches both the getter and the
+    /// reductions built from it.
+    #[cfg(feature = "spsa")]
+    #[test]
+    fn a_set_value_is_range_checked_and_used() {
+        let mut params = Params::default();
+        let index = TUNABLES.iter().position(|t| t.name == "lmr_divisor").unwrap();
+        let before = params.late_move_reduction(20, 20);
+        assert!(params.set(index, TUNABLES[index].max + 1).is_err());
+        params.set(index, TUNABLES[index].min).unwrap();
+        assert_eq!(params.lmr_divisor(), TUNABLES[index].min);
+        assert!(params.late_move_reduction(20, 20) > before);
     }
 }

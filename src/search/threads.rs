@@ -222,6 +222,14 @@ impl Searcher {
         self.move_overhead = overhead;
     }
 
+    /// Sets the search constant at `index` of `TUNABLES` (an `spsa` build, for a tuner),
+    /// once any search has ended.
+    #[cfg(feature = "spsa")]
+    pub fn set_param(&mut self, index: usize, value: i32) -> Result<(), String> {
+        self.wait();
+        self.params.set(index, value)
+    }
+
     /// Starts searching `board` (whose history is used for repetitions) and returns at once.
     /// Reports arrive through `reporter`, ending with exactly one `Report::BestMove`.
     pub fn start(&mut self, board: Board, limits: Limits, reporter: Reporter) {
