@@ -6,7 +6,10 @@
 # thread each, two games at once, logistic Elo, alpha = beta = 0.05. It stops when the test
 # accepts either hypothesis or after ROUNDS game pairs. The PGN and the log go to OUT (a
 # folder; default ~/sentinel-data/matches). fastchess is the one on PATH, or the one
-# tools/build-fastchess.sh builds; FASTCHESS names another.
+# tools/build-fastchess.sh builds; FASTCHESS names another. NEW_OPTIONS and BASE_OPTIONS give
+# one engine UCI options ("name=value ...", no spaces in a name): with an `spsa` build as both
+# engines, a change of the search's constants is tested without building anything, e.g.
+#   NEW_OPTIONS="lmr_cut_node=1" tools/sprt.sh target/release/sentinel target/release/sentinel
 set -eu
 new=$(realpath "$1")
 base=$(realpath "$2")
@@ -22,10 +25,16 @@ mkdir -p "$out"
 out=$(realpath "$out")
 # fastchess writes its config.json into the working folder: keep it with the games.
 cd "$out"
-name="$(basename "$new")-vs-$(basename "$base")-$tc"
+options() {
+    for option in $1; do printf ' option.%s' "$option"; done
+}
+new_name="$(basename "$new")$(echo "${NEW_OPTIONS:-}" | tr ' =' '-_' | sed 's/^./+&/')"
+base_name="$(basename "$base")$(echo "${BASE_OPTIONS:-}" | tr ' =' '-_' | sed 's/^./+&/')"
+name="$new_name-vs-$base_name-$tc"
+# shellcheck disable=SC2046 # the options are words by design
 exec "$fastchess" \
-    -engine cmd="$new" name="$(basename "$new")" \
-    -engine cmd="$base" name="$(basename "$base")" \
+    -engine cmd="$new" name="$new_name" $(options "${NEW_OPTIONS:-}") \
+    -engine cmd="$base" name="$base_name" $(options "${BASE_OPTIONS:-}") \
     -each tc="$tc" option.Threads=1 option.Hash=16 \
     -openings file="$openings" format=epd order=random \
     -rounds "$rounds" -repeat -concurrency 2 -recover \
