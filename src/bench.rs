@@ -61,8 +61,7 @@ pub fn run(depth: i32) -> std::io::Result<()> {
         let (sender, receiver) = mpsc::channel();
         let limits = Limits { depth: Some(depth), ..Limits::default() };
         let start = Instant::now();
-        searcher.start(board, limits, Box::new(move |report| sender.send(report).unwrap_or(())));
-        searcher.wait();
+        searcher.search(board, limits, Box::new(move |report| sender.send(report).unwrap_or(())));
         searching += start.elapsed();
         let (mut nodes, mut best) = (0, None);
         for report in receiver.try_iter() {

@@ -20,6 +20,8 @@ use crate::eval::nnue::{self, Network};
 use crate::movegen::{legal_moves, parse_move};
 use crate::search::tablebase::Tablebases;
 use crate::search::{ProbeSettings, Searcher};
+#[cfg(feature = "spsa")]
+pub use crate::search::{TUNABLES, Tunable};
 use book::Book;
 use options::{OPTIONS, OptionId, Settings, Spec};
 use rand::rngs::StdRng;
@@ -55,8 +57,24 @@ pub enum EngineCommand {
     /// Set an option of the table (`options::OPTIONS`) to a value given as text (checked
     /// against the option's kind and range); buttons take no value.
     SetOption { option: OptionId, value: Option<String> },
+    /// Set one of the search's tunable constants (`search::TUNABLES`, at this index): the
+    /// extra options of an `spsa` build, for a tuner.
+    #[cfg(feature = "spsa")]
+    SetTunable { index: usize, value: Option<String> },
     /// Stop searching and wait for the search thread: the engine is about to end.
     Quit,
+}
+
+impl EngineCommand {
+    /// The command that sets the option a GUI names (in any case): one of the table, or in an
+    /// `spsa` build one of the search's tunable constants.
+    pub fn set_option(name: &str, value: Option<String>) -> Result<EngineCommand, EngineError> {
+        #[cfg(feature = "spsa")]
+        if let Some(index) = TUNABLES.iter().position(|t| t.name.eq_ignore_ascii_case(name.trim())) {
+            return Ok(EngineCommand::SetTunable { index, value });
+        }
+        Ok(EngineCommand::SetOption { option: OptionId::named(name)?, value })
+    }
 }
 
 /// What a command did.
@@ -184,6 +202,13 @@ impl Engine {
         OPTIONS
     }
 
+    /// The search's tunable constants, which an `spsa` build lists (in UCI) as spin options
+    /// after the table.
+    #[cfg(feature = "spsa")]
+    pub fn tunables() -> &'static [Tunable] {
+        TUNABLES
+    }
+
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
@@ -283,6 +308,18 @@ impl Engine {
                 if let Some(notice) = spec.apply(self, value)? {
                     return Ok(Outcome::Notice(notice));
                 }
+            }
+            #[cfg(feature = "spsa")]
+            EngineCommand::SetTunable { index, value } => {
+                let tunable = TUNABLES.get(index).ok_or_else(|| EngineError::UnknownOption(format!("#{index}")))?;
+                let (min, max) = (i64::from(tunable.min), i64::from(tunable.max));
+                let value = options::parse_spin(tunable.name, value.as_deref(), min, max)?;
+                self.finish_search();
+                self.searcher.set_param(index, value as i32).map_err(|_| EngineError::BadOptionValue {
+                    option: tunable.name,
+                    value: value.to_string(),
+                    expected: format!("a whole number from {min} to {max}"),
+                })?;
             }
             EngineCommand::Quit => {
                 self.finish_search();

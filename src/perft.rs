@@ -91,6 +91,7 @@ pub fn parse_suite_line(line: &str) -> Result<Option<SuiteEntry>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Color;
 
     #[test]
     fn suite_lines_parse() {
@@ -112,6 +113,9 @@ mod tests {
             let fresh = Board::from_fen(&board.to_fen()).unwrap();
             assert_eq!(board.key(), fresh.key(), "{}", board.to_fen());
             assert_eq!(board.pawn_key(), fresh.pawn_key(), "{}", board.to_fen());
+            for color in Color::BOTH {
+                assert_eq!(board.non_pawn_key(color), fresh.non_pawn_key(color), "{}", board.to_fen());
+            }
             if depth == 0 {
                 return;
             }
@@ -127,6 +131,7 @@ mod tests {
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r2knrbb/2pp1ppp/n7/pp6/P1P1pP2/1N3Q1P/3PP1P1/Rq3RKB w fa - 3 13",
         ] {
             walk(&mut Board::from_fen(fen).unwrap(), 3);
         }

@@ -23,14 +23,15 @@ pub use threads::{MAX_THREADS, ProbeSettings, Reporter, Searcher};
 #[cfg(test)]
 pub use tt::physical_memory;
 
-use crate::board::{Board, Move};
+use crate::board::{Board, Move, PieceKind};
 use crate::eval::{Evaluation, Evaluator};
 use crate::movegen::{is_legal, legal_moves};
-use history::History;
+use history::{Continuations, History, PieceTo};
 use movepicker::MovePicker;
-use params::*;
+use params::Params;
+#[cfg(feature = "spsa")]
+pub use params::{TUNABLES, Tunable};
 use see::see_ge;
-use std::sync::LazyLock;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tablebase::{Tablebases, Wdl};
@@ -72,8 +73,8 @@ struct ThreadState {
 }
 
 impl ThreadState {
-    fn new(evaluation: &Evaluation) -> Box<ThreadState> {
-        Box::new(ThreadState { history: History::new(), evaluator: Evaluator::new(evaluation) })
+    fn new(evaluation: &Evaluation) -> ThreadState {
+        ThreadState { history: History::new(), evaluator: Evaluator::new(evaluation) }
     }
 }
 
@@ -102,22 +103,38 @@ impl PvTable {
     }
 }
 
-/// What the search keeps for one ply of the line it is on.
+/// What the search keeps for one ply of the line it is on: what the node found out about
+/// itself, and the move it made, for the nodes below to read.
 #[derive(Clone, Copy)]
 struct StackEntry {
-    /// Static evaluation (NO_EVAL when in check).
+    /// Static evaluation, corrected (NO_EVAL when in check), and before correction.
     static_eval: i32,
+    raw_eval: i32,
     /// The move a singular-extension search leaves out (usually none).
     excluded: Move,
     /// Quiet moves that refuted sibling positions at this ply, most recent first.
     killers: [Move; 2],
-    /// The move made from this ply's position (`Move::NONE` for a null move).
+    /// The move made from this ply's position (`Move::NONE` for a null move), and its
+    /// continuation key.
     current_move: Move,
+    piece_to: PieceTo,
+    /// On a principal variation now or when the table last saw it.
+    tt_pv: bool,
+    /// Double extensions on the line down to this ply.
+    double_extensions: i32,
 }
 
 impl StackEntry {
-    const EMPTY: StackEntry =
-        StackEntry { static_eval: NO_EVAL, excluded: Move::NONE, killers: [Move::NONE; 2], current_move: Move::NONE };
+    const EMPTY: StackEntry = StackEntry {
+        static_eval: NO_EVAL,
+        raw_eval: NO_EVAL,
+        excluded: Move::NONE,
+        killers: [Move::NONE; 2],
+        current_move: Move::NONE,
+        piece_to: PieceTo::NONE,
+        tt_pv: false,
+        double_extensions: 0,
+    };
 }
 
 /// A move at the root, with what the last searches found for it.
@@ -141,6 +158,7 @@ struct Shared<'a> {
     tt: &'a TranspositionTable,
     control: &'a Control,
     evaluation: &'a Evaluation,
+    params: &'a Params,
     tablebases: Option<(&'a Tablebases, ProbeSettings)>,
 }
 
@@ -152,6 +170,7 @@ struct Worker<'a> {
     board: Board,
     tt: &'a TranspositionTable,
     control: &'a Control,
+    params: &'a Params,
     /// The tables the search probes, with the rules for when; `None` once the root itself is
     /// in the tables (its moves are then chosen by them).
     tablebases: Option<(&'a Tablebases, ProbeSettings)>,
@@ -196,6 +215,7 @@ impl<'a> Worker<'a> {
             board,
             tt: shared.tt,
             control: shared.control,
+            params: shared.params,
             tablebases: shared.tablebases,
             root_wdl: None,
             state,
@@ -289,7 +309,8 @@ impl<'a> Worker<'a> {
             }
             // While pondering the clock is the opponent's: deepen until the ponder hit starts
             // ours (or `stop` comes).
-            let share = time_share(forced, stable_iterations, previous_score - score);
+            let effort = self.root_moves[0].nodes as f64 / self.nodes.max(1) as f64;
+            let share = time_share(forced, stable_iterations, previous_score - score, effort, self.params);
             let pondering = self.control.pondering.load(Ordering::Relaxed);
             if depth > 1 && !pondering && !self.time.iteration_affordable(share) {
                 break;
@@ -310,14 +331,14 @@ impl<'a> Worker<'a> {
     /// search repeats. Shallow depths, whose scores still jump about, use the full window, as
     /// does a MultiPV line without a previous score.
     fn aspiration_search(&mut self, depth: i32, previous: i32, reporter: &mut Reporter) -> i32 {
-        let mut delta = ASPIRATION_DELTA;
-        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && previous > -INFINITY {
+        let mut delta = self.params.aspiration_delta();
+        let (mut alpha, mut beta) = if depth >= self.params.aspiration_min_depth() && previous > -INFINITY {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
         } else {
             (-INFINITY, INFINITY)
         };
         loop {
-            let score = self.negamax(alpha, beta, depth, 0);
+            let score = self.negamax(alpha, beta, depth, 0, false);
             if self.stopped {
                 return score;
             }
@@ -471,8 +492,10 @@ impl<'a> Worker<'a> {
     }
 
     /// The principal variation search. Returns the score of the position for the side to
-    /// move, exact if it lies strictly between alpha and beta, otherwise a bound.
-    fn negamax(&mut self, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize) -> i32 {
+    /// move, exact if it lies strictly between alpha and beta, otherwise a bound. `cut_node`:
+    /// a null-window node expected to fail high (its parent expects its move to be refuted
+    /// here), which can afford more reduction.
+    fn negamax(&mut self, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize, cut_node: bool) -> i32 {
         let pv_node = beta - alpha > 1;
         let root = ply == 0;
         self.pv.clear(ply);
@@ -492,7 +515,7 @@ impl<'a> Worker<'a> {
                 return DRAW;
             }
             if ply >= MAX_PLY {
-                return self.evaluate();
+                return if in_check { DRAW } else { self.evaluate() };
             }
             // Mate distance pruning: no line from here can beat a mate already found closer
             // to the root, nor be worse than being mated here.
@@ -506,16 +529,20 @@ impl<'a> Worker<'a> {
         // A singular-extension search of this node (one move left out) is not a search of the
         // position: it neither reads nor writes the table's verdict on it.
         let excluded = self.stack[ply].excluded;
-        let entry = self.tt.probe(self.board.key());
-        if let Some(e) = entry
+        let entry = if excluded == Move::NONE { self.tt.probe(self.board.key()) } else { None };
+        let tt_score = entry.map(|e| score_from_tt(e.score, ply));
+        // A position that was once on a principal variation stays a candidate for one: it is
+        // reduced less.
+        if excluded == Move::NONE {
+            self.stack[ply].tt_pv = pv_node || entry.is_some_and(|e| e.tt_pv);
+        }
+        let tt_pv = self.stack[ply].tt_pv;
+        if let (Some(e), Some(score)) = (entry, tt_score)
             && !pv_node
-            && excluded == Move::NONE
             && e.depth >= depth
+            && cutoff_allowed(e.bound, score, alpha, beta)
         {
-            let score = score_from_tt(e.score, ply);
-            if cutoff_allowed(e.bound, score, alpha, beta) {
-                return score;
-            }
+            return score;
         }
         // The tablebases: an exact result, or a bound that may settle the node.
         let mut max_score = INFINITY;
@@ -532,7 +559,7 @@ impl<'a> Worker<'a> {
             };
             if settled {
                 let depth = (depth + 6).min(MAX_PLY as i32 - 1);
-                self.store(Move::NONE, score, NO_EVAL, depth, bound, ply);
+                self.store(Move::NONE, score, NO_EVAL, depth, bound, ply, tt_pv);
                 return score;
             }
             if pv_node {
@@ -546,33 +573,82 @@ impl<'a> Worker<'a> {
         }
 
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
-        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry) };
+        // Three evaluations: the raw one (what the table keeps), the static one (corrected by
+        // what searches of similar positions found), and `eval`, the static one sharpened by
+        // the table's score where its bound says that score is closer to the truth.
+        let (raw_eval, static_eval, eval) = if in_check {
+            (NO_EVAL, NO_EVAL, NO_EVAL)
+        } else if excluded != Move::NONE {
+            let static_eval = self.stack[ply].static_eval;
+            (self.stack[ply].raw_eval, static_eval, static_eval)
+        } else {
+            let raw_eval = self.raw_eval(entry);
+            let static_eval = self.corrected(raw_eval);
+            let eval = match (entry, tt_score) {
+                (Some(e), Some(score))
+                    if score.abs() < TB_WIN_BOUND
+                        && (e.bound == Bound::Exact
+                            || (e.bound == Bound::Lower && score > static_eval)
+                            || (e.bound == Bound::Upper && score < static_eval)) =>
+                {
+                    score
+                }
+                _ => static_eval,
+            };
+            (raw_eval, static_eval, eval)
+        };
+        self.stack[ply].raw_eval = raw_eval;
         self.stack[ply].static_eval = static_eval;
-        // Whether our position is better than on our previous move: if not, prune harder.
-        let improving = !in_check && ply >= 2 && static_eval > self.stack[ply - 2].static_eval;
+        // Whether our position is better than on our previous move (or the one before, when
+        // we were in check then): if not, prune harder.
+        let improving = !in_check
+            && match (ply >= 2).then(|| self.stack[ply - 2].static_eval) {
+                Some(earlier) if earlier != NO_EVAL => static_eval > earlier,
+                _ => match (ply >= 4).then(|| self.stack[ply - 4].static_eval) {
+                    Some(earlier) if earlier != NO_EVAL => static_eval > earlier,
+                    _ => true,
+                },
+            };
+        if ply + 2 <= MAX_PLY {
+            self.stack[ply + 2].killers = [Move::NONE; 2];
+        }
 
         if !pv_node && !in_check && excluded == Move::NONE {
+            // Razoring: so far below alpha that only captures could help; if they do not,
+            // the node fails low.
+            if depth <= self.params.razor_max_depth()
+                && eval + self.params.razor_margin() * depth < alpha
+                && alpha.abs() < TB_WIN_BOUND
+            {
+                let score = self.quiescence(alpha, alpha + 1, ply);
+                if score <= alpha {
+                    return score;
+                }
+            }
             // Reverse futility pruning: far enough above beta that a shallow search will not
             // bring the score back down.
-            if depth <= RFP_MAX_DEPTH
-                && static_eval - RFP_MARGIN * (depth - improving as i32) >= beta
-                && beta.abs() < MATE_BOUND
+            if depth <= self.params.rfp_max_depth()
+                && eval - self.params.rfp_margin() * (depth - improving as i32) >= beta
+                && eval.abs() < TB_WIN_BOUND
+                && beta.abs() < TB_WIN_BOUND
             {
-                return static_eval;
+                return (eval + beta) / 2;
             }
             // Null-move pruning: if passing the turn still leaves us above beta after a
             // reduced search, a real move will too. Unsound in zugzwang, so never without
             // pieces (pawn endings), and never twice in a row.
-            if depth >= NMP_MIN_DEPTH
+            if depth >= self.params.nmp_min_depth()
+                && eval >= beta
                 && static_eval >= beta
+                && beta.abs() < TB_WIN_BOUND
                 && (ply == 0 || self.stack[ply - 1].current_move != Move::NONE)
                 && self.board.has_non_pawn_material(self.board.side_to_move())
             {
-                let reduction = NMP_BASE_REDUCTION
-                    + depth / NMP_DEPTH_DIVISOR
-                    + ((static_eval - beta) / NMP_EVAL_DIVISOR).min(NMP_EVAL_MAX);
+                let reduction = self.params.nmp_base_reduction()
+                    + depth / self.params.nmp_depth_divisor()
+                    + ((eval - beta) / self.params.nmp_eval_divisor()).min(self.params.nmp_eval_max());
                 self.make_null_move(ply);
-                let score = -self.negamax(-beta, -beta + 1, depth - reduction, ply + 1);
+                let score = -self.negamax(-beta, -beta + 1, depth - reduction, ply + 1, !cut_node);
                 self.unmake_null_move();
                 if self.stopped {
                     return DRAW;
@@ -581,6 +657,19 @@ impl<'a> Worker<'a> {
                     // A mate (or tablebase win) found after passing is not one we can claim.
                     return if score > TB_WIN_BOUND { beta } else { score };
                 }
+            }
+            // ProbCut: a capture that a shallow search shows to beat beta by a margin will
+            // almost surely beat beta at full depth too.
+            let probcut_beta = beta + self.params.probcut_margin();
+            if depth >= self.params.probcut_min_depth()
+                && beta.abs() < TB_WIN_BOUND
+                && !entry.is_some_and(|e| e.depth >= depth - 3 && tt_score.is_some_and(|s| s < probcut_beta))
+                && let Some(score) = self.probcut(probcut_beta, depth, ply, table_move, raw_eval, static_eval, cut_node)
+            {
+                return score;
+            }
+            if self.stopped {
+                return DRAW;
             }
         }
 
@@ -591,16 +680,26 @@ impl<'a> Worker<'a> {
         }
         // Internal iterative reduction: with no move from the table this node was not searched
         // before, probably matters less than it seems, and ordering is poor; search it shallower.
-        if depth >= IIR_MIN_DEPTH && table_move == Move::NONE {
+        if depth >= self.params.iir_min_depth() && table_move == Move::NONE {
             depth -= 1;
         }
 
-        let mut picker = MovePicker::new(&self.board, table_move, &self.state.history, self.stack[ply].killers);
+        let continuations = self.continuations(ply);
+        let mut picker = MovePicker::new(
+            &self.board,
+            table_move,
+            &self.state.history,
+            self.stack[ply].killers,
+            continuations,
+            self.params,
+        );
         let mut best_score = tb_floor;
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
         let mut quiets_tried = [Move::NONE; 64];
         let mut quiet_count = 0;
+        let mut captures_tried = [Move::NONE; 32];
+        let mut capture_count = 0;
         let mut legal_moves_seen = 0;
         while let Some(mv) = picker.next(&self.board, &self.state.history) {
             if root && !self.is_root_move(mv) {
@@ -610,65 +709,95 @@ impl<'a> Worker<'a> {
             if mv == excluded {
                 continue;
             }
+            let quiet = !mv.is_noisy();
+            let history = if quiet {
+                self.state.history.quiet_score(&self.board, mv, continuations)
+            } else {
+                self.state.history.capture_score(&self.board, mv)
+            };
+            // Shallow pruning of moves unlikely to matter, once a move has been found that
+            // does not lose to mate (so pruning never turns a position into a false mate).
+            if !root && best_score > -TB_WIN_BOUND {
+                if quiet && !in_check {
+                    // Late move pruning: after this many quiet moves, the rest are not worth a
+                    // look.
+                    if !pv_node
+                        && quiet_count >= (self.params.lmp_base() + depth * depth) as usize / (2 - improving as usize)
+                    {
+                        picker.skip_quiets();
+                        continue;
+                    }
+                    // History pruning: quiet moves that have kept failing; and futility
+                    // pruning: a quiet move cannot raise a hopeless static score to alpha.
+                    // Neither for a check, which the static score knows nothing of: it is
+                    // what mating attacks are made of, and pruning it hides the mate.
+                    let failing = depth <= self.params.history_pruning_max_depth()
+                        && history < -self.params.history_pruning_margin() * depth;
+                    let futile = depth <= self.params.futility_max_depth()
+                        && static_eval + self.params.futility_base() + self.params.futility_per_depth() * depth
+                            <= alpha;
+                    if (failing || futile) && !self.board.gives_check(mv) {
+                        continue;
+                    }
+                }
+                // Moves that lose material by exchange, more readily the shallower the search.
+                if depth <= self.params.pruning_max_depth() {
+                    let margin = if quiet {
+                        self.params.see_quiet_margin() * depth
+                    } else {
+                        self.params.see_noisy_margin() * depth * depth - history / self.params.see_history_divisor()
+                    };
+                    if !see_ge(&self.board, mv, margin) {
+                        continue;
+                    }
+                }
+            }
             // Singular extension: if every other move falls well short of what the table
             // says this one scores, this move is forced in all but name; search it deeper.
+            // If the table's move is not singular but still beats beta, expect this node to
+            // fail high easily and search the move less deep.
             let mut extension = 0;
-            if mv == table_move && !root && excluded == Move::NONE && depth >= SE_MIN_DEPTH {
-                match self.singularity(entry, depth, beta, ply) {
-                    Singularity::Singular => extension = 1,
+            if mv == table_move && !root && excluded == Move::NONE && depth >= self.params.se_min_depth() {
+                match self.singularity(entry, depth, beta, ply, NodeKind { pv: pv_node, cut: cut_node }) {
+                    Singularity::Extend(plies) => extension = plies,
                     Singularity::MultiCut(score) => return score,
-                    Singularity::Neither => {}
                 }
                 if self.stopped {
                     return DRAW;
                 }
             }
-            // Shallow pruning of moves unlikely to matter, once a move has been found that
-            // does not lose to mate (so pruning never turns a position into a false mate).
-            if !root && best_score > -MATE_BOUND && depth <= PRUNING_MAX_DEPTH {
-                let quiet = !mv.is_noisy();
-                // Late move pruning: after this many quiet moves, the rest are not worth a look.
-                if quiet
-                    && !pv_node
-                    && !in_check
-                    && quiet_count >= (LMP_BASE + depth * depth) as usize / (2 - improving as usize)
-                {
-                    continue;
-                }
-                // Futility pruning: a quiet move cannot raise a hopeless static score to alpha.
-                if quiet && !in_check && static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha {
-                    continue;
-                }
-                // Moves that lose material by exchange, more readily the shallower the search.
-                let margin = if quiet { SEE_QUIET_MARGIN * depth } else { SEE_NOISY_MARGIN * depth * depth };
-                if !see_ge(&self.board, mv, margin) {
-                    continue;
-                }
-            }
             let nodes_before = self.nodes;
             self.make_move(mv, ply);
+            self.stack[ply + 1].double_extensions = self.stack[ply].double_extensions + (extension >= 2) as i32;
+            let new_depth = depth - 1 + extension;
             let score = if moves_searched == 0 {
-                -self.negamax(-beta, -alpha, depth - 1 + extension, ply + 1)
+                -self.negamax(-beta, -alpha, new_depth, ply + 1, !pv_node && !cut_node)
             } else {
                 // Late move reductions: with good ordering, late quiet moves rarely matter, so
                 // they get a shallower search first, and the full depth only if it surprises.
                 let mut reduction = 0;
-                if depth >= LMR_MIN_DEPTH && !mv.is_noisy() && moves_searched > pv_node as usize {
-                    reduction = late_move_reduction(depth, moves_searched);
+                if depth >= self.params.lmr_min_depth() && quiet && moves_searched > pv_node as usize {
+                    reduction = self.params.late_move_reduction(depth, moves_searched);
                     reduction -= pv_node as i32;
+                    reduction -= tt_pv as i32;
+                    reduction += self.params.lmr_cut_node() * cut_node as i32;
                     reduction -= picker.is_refutation(mv) as i32;
                     reduction -= self.board.in_check() as i32;
-                    reduction -= self.state.history.score(!self.board.side_to_move(), mv) / LMR_HISTORY_DIVISOR;
+                    reduction -= history / self.params.lmr_history_divisor();
                     reduction += !improving as i32;
-                    reduction = reduction.clamp(0, depth - 2);
+                    reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
                 // Later moves are expected to be worse: prove it with a null window, and search
                 // with the full window only if that fails.
-                let mut score = -self.negamax(-alpha - 1, -alpha, depth - 1 - reduction, ply + 1);
+                let mut score = -self.negamax(-alpha - 1, -alpha, new_depth - reduction, ply + 1, true);
                 if score > alpha && reduction > 0 {
-                    score = -self.negamax(-alpha - 1, -alpha, depth - 1, ply + 1);
+                    score = -self.negamax(-alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
                 }
-                if score > alpha && score < beta { -self.negamax(-beta, -alpha, depth - 1, ply + 1) } else { score }
+                if pv_node && score > alpha && score < beta {
+                    -self.negamax(-beta, -alpha, new_depth, ply + 1, false)
+                } else {
+                    score
+                }
             };
             self.unmake_move();
             moves_searched += 1;
@@ -686,8 +815,9 @@ impl<'a> Worker<'a> {
                     best_move = mv;
                     self.pv.update(ply, mv);
                     if alpha >= beta {
-                        if !mv.is_noisy() {
-                            self.state.history.reward_quiet(&self.board, mv, &quiets_tried[..quiet_count], depth);
+                        let tried = (&quiets_tried[..quiet_count], &captures_tried[..capture_count]);
+                        self.state.history.reward(&self.board, mv, tried, continuations, depth, self.params);
+                        if quiet {
                             let killers = &mut self.stack[ply].killers;
                             if killers[0] != mv {
                                 *killers = [mv, killers[0]];
@@ -697,9 +827,12 @@ impl<'a> Worker<'a> {
                     }
                 }
             }
-            if !mv.is_noisy() && quiet_count < quiets_tried.len() {
+            if quiet && quiet_count < quiets_tried.len() {
                 quiets_tried[quiet_count] = mv;
                 quiet_count += 1;
+            } else if !quiet && capture_count < captures_tried.len() {
+                captures_tried[capture_count] = mv;
+                capture_count += 1;
             }
         }
 
@@ -720,29 +853,94 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        self.store(best_move, best_score, static_eval, depth, bound, ply);
+        // What the search found teaches the evaluation's correction, unless the bound says
+        // nothing about the direction (a fail high above the evaluation, or a fail low below
+        // it) or the best move was a capture, whose gain the static evaluation cannot know.
+        // (No best move, `Move::NONE`, counts as quiet.)
+        let uninformative = match bound {
+            Bound::Lower => best_score <= static_eval,
+            Bound::Upper => best_score >= static_eval,
+            Bound::Exact => false,
+        };
+        if !in_check && !best_move.is_noisy() && !uninformative && best_score.abs() < TB_WIN_BOUND {
+            self.state.history.update_correction(&self.board, static_eval, best_score, depth, self.params);
+        }
+        self.store(best_move, best_score, raw_eval, depth, bound, ply, tt_pv);
         best_score
+    }
+
+    /// ProbCut's search: the captures that win enough material by exchange, each checked by
+    /// quiescence and then by a search four plies shallower, against `probcut_beta`. The score
+    /// of one that holds, or `None`.
+    #[allow(clippy::too_many_arguments)]
+    fn probcut(
+        &mut self,
+        probcut_beta: i32,
+        depth: i32,
+        ply: usize,
+        table_move: Move,
+        raw_eval: i32,
+        static_eval: i32,
+        cut_node: bool,
+    ) -> Option<i32> {
+        let mut picker = MovePicker::noisy(table_move, self.params);
+        while let Some(mv) = picker.next(&self.board, &self.state.history) {
+            if !see_ge(&self.board, mv, probcut_beta - static_eval) {
+                continue;
+            }
+            self.make_move(mv, ply);
+            let mut score = -self.quiescence(-probcut_beta, -probcut_beta + 1, ply + 1);
+            if score >= probcut_beta {
+                score = -self.negamax(-probcut_beta, -probcut_beta + 1, depth - 4, ply + 1, !cut_node);
+            }
+            self.unmake_move();
+            if self.stopped {
+                return None;
+            }
+            if score >= probcut_beta {
+                self.store(mv, score, raw_eval, depth - 3, Bound::Lower, ply, self.stack[ply].tt_pv);
+                return Some(score);
+            }
+        }
+        None
     }
 
     /// Whether the table move is singular: a reduced search of every other move, with a
     /// window just below the table's score, must fail low. If even that search reaches beta,
-    /// several moves beat beta and the node is cut at once ("multi-cut").
-    fn singularity(&mut self, entry: Option<TtEntry>, depth: i32, beta: i32, ply: usize) -> Singularity {
-        let Some(e) = entry else { return Singularity::Neither };
+    /// several moves beat beta and the node is cut at once ("multi-cut"). Otherwise, a table
+    /// move that beats beta without being singular is searched shallower.
+    fn singularity(
+        &mut self,
+        entry: Option<TtEntry>,
+        depth: i32,
+        beta: i32,
+        ply: usize,
+        node: NodeKind,
+    ) -> Singularity {
+        let Some(e) = entry else { return Singularity::Extend(0) };
         let score = score_from_tt(e.score, ply);
-        if e.depth < depth - SE_TT_DEPTH_MARGIN || e.bound == Bound::Upper || score.abs() >= MATE_BOUND {
-            return Singularity::Neither;
+        if e.depth < depth - self.params.se_tt_depth_margin() || e.bound == Bound::Upper || score.abs() >= TB_WIN_BOUND
+        {
+            return Singularity::Extend(0);
         }
-        let singular_beta = score - SE_BETA_MARGIN * depth;
+        let singular_beta = score - self.params.se_beta_margin() * depth;
         self.stack[ply].excluded = e.mv;
-        let value = self.negamax(singular_beta - 1, singular_beta, (depth - 1) / 2, ply);
+        let value = self.negamax(singular_beta - 1, singular_beta, (depth - 1) / 2, ply, node.cut);
         self.stack[ply].excluded = Move::NONE;
         if value < singular_beta {
-            Singularity::Singular
+            // Far below: the move is all there is; search it two plies deeper, a bounded
+            // number of times on one line.
+            let double = value < singular_beta - self.params.se_double_margin()
+                && self.stack[ply].double_extensions < self.params.se_max_doubles();
+            Singularity::Extend(if double && !node.pv { 2 } else { 1 })
         } else if singular_beta >= beta {
             Singularity::MultiCut(singular_beta)
+        } else if score >= beta {
+            Singularity::Extend(-self.params.se_negative_tt())
+        } else if node.cut {
+            Singularity::Extend(-self.params.se_negative_cut())
         } else {
-            Singularity::Neither
+            Singularity::Extend(0)
         }
     }
 
@@ -754,10 +952,12 @@ impl<'a> Worker<'a> {
         if self.stopped {
             return DRAW;
         }
+        let in_check = self.board.in_check();
         if ply >= MAX_PLY {
-            return self.evaluate();
+            return if in_check { DRAW } else { self.evaluate() };
         }
         let entry = self.tt.probe(self.board.key());
+        let tt_pv = entry.is_some_and(|e| e.tt_pv);
         if let Some(e) = entry {
             let score = score_from_tt(e.score, ply);
             if cutoff_allowed(e.bound, score, alpha, beta) {
@@ -765,26 +965,50 @@ impl<'a> Worker<'a> {
             }
         }
 
-        let in_check = self.board.in_check();
-        let static_eval = if in_check { NO_EVAL } else { self.static_eval(entry) };
+        let mut raw_eval = NO_EVAL;
         let mut best_score = -INFINITY;
+        let mut futility_base = -INFINITY;
         if !in_check {
-            best_score = static_eval;
+            raw_eval = self.raw_eval(entry);
+            let static_eval = self.corrected(raw_eval);
+            // Stand pat on the evaluation, or on the table's score where its bound says it is
+            // the better guess.
+            best_score = match entry {
+                Some(e) if e.score.abs() < TB_WIN_BOUND => {
+                    let score = score_from_tt(e.score, ply);
+                    let closer = e.bound == Bound::Exact
+                        || (e.bound == Bound::Lower && score > static_eval)
+                        || (e.bound == Bound::Upper && score < static_eval);
+                    if closer { score } else { static_eval }
+                }
+                _ => static_eval,
+            };
             if best_score >= beta {
                 return best_score;
             }
             alpha = alpha.max(best_score);
+            futility_base = static_eval + self.params.qs_futility_margin();
         }
 
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
         let mut picker = if in_check {
-            MovePicker::new(&self.board, table_move, &self.state.history, self.stack[ply].killers)
+            let none = Continuations([PieceTo::NONE; 2]);
+            MovePicker::new(&self.board, table_move, &self.state.history, self.stack[ply].killers, none, self.params)
         } else {
-            MovePicker::noisy(table_move)
+            MovePicker::noisy(table_move, self.params)
         };
         let mut best_move = Move::NONE;
         let mut moves_searched = 0;
         while let Some(mv) = picker.next(&self.board, &self.state.history) {
+            // Futility: a capture that, with a margin, still leaves us short of alpha is not
+            // worth a search (promotions excepted: their gain is more than the victim).
+            if !in_check && mv.promoted().is_none() && futility_base > -INFINITY {
+                let gain = futility_base + captured_value(&self.board, mv);
+                if gain <= alpha {
+                    best_score = best_score.max(gain);
+                    continue;
+                }
+            }
             self.make_move(mv, ply);
             let score = -self.quiescence(-beta, -alpha, ply + 1);
             self.unmake_move();
@@ -807,7 +1031,7 @@ impl<'a> Worker<'a> {
             return -MATE + ply as i32;
         }
         let bound = if best_score >= beta { Bound::Lower } else { Bound::Upper };
-        self.store(best_move, best_score, static_eval, 0, bound, ply);
+        self.store(best_move, best_score, raw_eval, 0, bound, ply, tt_pv);
         best_score
     }
 
@@ -816,6 +1040,7 @@ impl<'a> Worker<'a> {
     #[inline(always)]
     fn make_move(&mut self, mv: Move, ply: usize) {
         self.stack[ply].current_move = mv;
+        self.stack[ply].piece_to = PieceTo::of(&self.board, mv);
         self.state.evaluator.push(&self.board, mv);
         self.board.make_move(mv);
     }
@@ -828,6 +1053,7 @@ impl<'a> Worker<'a> {
 
     fn make_null_move(&mut self, ply: usize) {
         self.stack[ply].current_move = Move::NONE;
+        self.stack[ply].piece_to = PieceTo::NONE;
         self.state.evaluator.push_null();
         self.board.make_null_move();
     }
@@ -856,12 +1082,24 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// The static evaluation, from the table when an earlier visit saved it.
-    fn static_eval(&mut self, entry: Option<TtEntry>) -> i32 {
+    /// The evaluation before correction, from the table when an earlier visit saved it.
+    fn raw_eval(&mut self, entry: Option<TtEntry>) -> i32 {
         match entry {
             Some(e) if e.eval != NO_EVAL => e.eval,
             _ => self.evaluate(),
         }
+    }
+
+    /// `raw_eval` corrected by what searches of similar positions found, kept clear of the
+    /// scores that mean won or lost.
+    fn corrected(&self, raw_eval: i32) -> i32 {
+        self.state.history.corrected(&self.board, raw_eval, self.params).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+    }
+
+    /// The continuation keys of the moves one and two plies before `ply`'s.
+    fn continuations(&self, ply: usize) -> Continuations {
+        let back = |n: usize| if ply >= n { self.stack[ply - n].piece_to } else { PieceTo::NONE };
+        Continuations([back(1), back(2)])
     }
 
     /// The position's evaluation for the side to move.
@@ -869,44 +1107,53 @@ impl<'a> Worker<'a> {
         self.state.evaluator.evaluate(&self.board)
     }
 
-    fn store(&self, mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, ply: usize) {
-        let entry = TtEntry { mv, score: score_to_tt(score, ply), eval, depth, bound };
+    #[allow(clippy::too_many_arguments)]
+    fn store(&self, mv: Move, score: i32, eval: i32, depth: i32, bound: Bound, ply: usize, tt_pv: bool) {
+        let entry = TtEntry { mv, score: score_to_tt(score, ply), eval, depth, bound, tt_pv };
         self.tt.store(self.board.key(), entry);
     }
 }
 
 /// How much of the optimum time this move deserves, given how the search is going: more
-/// while the best move keeps changing or the score falls (the position is not understood
-/// yet), less once the best move has held for several iterations, and hardly any when there is
-/// only one legal move.
-fn time_share(forced: bool, stable_iterations: u32, score_drop: i32) -> f64 {
+/// while the best move keeps changing, the score falls or the other moves take most of the
+/// work (`effort`: the best move's share of the nodes searched; the position is not understood
+/// yet), less once the best move has held for several iterations and took most of the work,
+/// and hardly any when there is only one legal move. Scaled to the share of it before which
+/// another iteration may start, since the next one takes longer than all before it.
+fn time_share(forced: bool, stable_iterations: u32, score_drop: i32, effort: f64, params: &Params) -> f64 {
     if forced {
         return 0.05;
     }
-    let stability = 1.3 - 0.1 * stable_iterations.min(6) as f64;
-    let trouble = 1.0 + score_drop.clamp(0, 100) as f64 / 100.0;
-    stability * trouble
+    let hundredths = |v: i32| v as f64 / 100.0;
+    let stability = hundredths(params.stability_base() - params.stability_step() * stable_iterations.min(6) as i32);
+    let trouble = 1.0 + hundredths(params.score_drop_percent()) * score_drop.clamp(0, 100) as f64 / 100.0;
+    let contest = (hundredths(params.effort_base()) - effort.clamp(0.0, 1.0)) * hundredths(params.effort_scale());
+    stability * trouble * contest * hundredths(params.iteration_start_percent())
 }
 
-/// How many plies to take off a late quiet move: more the deeper the search and the later the
-/// move comes in the ordering.
-fn late_move_reduction(depth: i32, move_number: usize) -> i32 {
-    static TABLE: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
-        let mut table = [[0; 64]; 64];
-        for (d, row) in table.iter_mut().enumerate().skip(1) {
-            for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
-            }
-        }
-        table
-    });
-    TABLE[depth.min(63) as usize][move_number.min(63)]
-}
-
+/// What the singularity search says of the table move: search it this many plies deeper (or
+/// shallower, when negative), or cut the node with this score.
 enum Singularity {
-    Singular,
+    Extend(i32),
     MultiCut(i32),
-    Neither,
+}
+
+/// What a node expects of itself: on the principal variation, or expected to fail high.
+#[derive(Clone, Copy)]
+struct NodeKind {
+    pv: bool,
+    cut: bool,
+}
+
+/// What capture `mv` takes, in centipawns (en passant: a pawn; a promotion alone: nothing).
+fn captured_value(board: &Board, mv: Move) -> i32 {
+    if mv.is_en_passant() {
+        PieceKind::Pawn.value()
+    } else if mv.is_capture() {
+        board.piece_at(mv.to()).kind().value()
+    } else {
+        0
+    }
 }
 
 /// Whether a stored score with this bound settles the node for the window alpha..beta.
@@ -1042,6 +1289,21 @@ mod tests {
         switched.set_evaluation(network);
         assert_eq!(summary(run(&mut switched, fen, depth(7))), expected);
         assert_ne!(hand_crafted, expected);
+    }
+
+    /// The time a move deserves grows while the search struggles: a best move that keeps
+    /// changing, a falling score, and rivals that take most of the nodes; and shrinks once the
+    /// best move holds and takes the nodes.
+    #[test]
+    fn time_share_reacts_to_how_the_search_goes() {
+        let params = Params::default();
+        let share = |forced, stable, drop, effort| time_share(forced, stable, drop, effort, &params);
+        let settled = share(false, 6, 0, 0.95);
+        let contested = share(false, 6, 0, 0.3);
+        assert!(contested > 1.5 * settled, "{contested} {settled}");
+        assert!(share(false, 0, 0, 0.95) > settled);
+        assert!(share(false, 6, 60, 0.95) > settled);
+        assert!(share(true, 0, 100, 0.0) < settled / 5.0);
     }
 
     #[test]

@@ -184,7 +184,8 @@ fn node_limit_counts_all_threads() {
 fn info_times_run_on_through_ponderhit() {
     let mut engine = Engine::uci();
     engine.send("position startpos moves e2e4");
-    engine.send("go ponder wtime 3000 btime 3000");
+    // A clock long enough that iterations still complete, and report, after the ponder hit.
+    engine.send("go ponder wtime 30000 btime 30000");
     // Once `readyok` is back the search has begun (on a loaded machine the engine may not even
     // have read `go` 400 ms after it was sent).
     let pondering = ready(&mut engine);

@@ -39,7 +39,26 @@ fn expect_error(engine: &mut Engine, command: &str, text: &str) {
 fn handshake_lists_identity_options_then_uciok() {
     let mut engine = Engine::start();
     engine.send("uci");
-    let lines = engine.expect_line("uciok");
+    #[allow(unused_mut)]
+    let mut lines = engine.expect_line("uciok");
+    // A tuning build lists the search's constants after the table, each a spin in its range.
+    #[cfg(feature = "spsa")]
+    {
+        let table_end = lines.iter().position(|l| l.starts_with("option name UCI_Chess960 ")).unwrap() + 1;
+        let tunables: Vec<String> = lines.drain(table_end..lines.len() - 1).collect();
+        engine.check(tunables.len() > 40, "a tuning build lists its tunables");
+        for line in &tunables {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let numbers: Vec<i64> = [6, 8, 10].iter().filter_map(|&i| words.get(i)?.parse().ok()).collect();
+            let well_formed = words.len() == 11
+                && words[2].chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                && words[3..5] == ["type", "spin"]
+                && numbers.len() == 3
+                && numbers[1] <= numbers[0]
+                && numbers[0] <= numbers[2];
+            engine.check(well_formed, &format!("'{line}' is not a tunable's spin"));
+        }
+    }
     let expected = [
         format!("id name Sentinel {}", env!("CARGO_PKG_VERSION")),
         "id author ".to_string(),
@@ -72,6 +91,22 @@ fn handshake_lists_identity_options_then_uciok() {
     }
     engine.send("isready");
     engine.expect_line("readyok");
+}
+
+/// A tuning build takes its constants as options, in range only, and searches with them.
+#[cfg(feature = "spsa")]
+#[test]
+fn a_tuning_build_sets_its_constants_as_options() {
+    let mut engine = Engine::uci();
+    engine.send("setoption name lmr_divisor value 180");
+    engine.send("setoption name FUTILITY_BASE value 120");
+    ready_without_errors(&mut engine);
+    expect_error(&mut engine, "setoption name lmr_divisor value 1000", "lmr_divisor must be a whole number from");
+    expect_error(&mut engine, "setoption name lmr_divisor value x", "lmr_divisor must be a whole number from");
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.send("go depth 6");
+    let best = best_move(&mut engine);
+    engine.check(AFTER_E4_E5.split_whitespace().any(|m| m == best), &format!("{best} is not legal after 1.e4 e5"));
 }
 
 #[test]
@@ -441,6 +476,21 @@ fn a_longer_mate_found_first_does_not_end_the_search() {
         engine.check(pv(last).first().map(String::as_str) == Some("e3b6"), &format!("{go}: Bb6 first: {last}"));
         engine.check(lines.last().unwrap().starts_with("bestmove e3b6 "), &format!("{go}: Bb6 is played"));
     }
+}
+
+/// A mate whose first move is quiet and whose later moves are quiet checks: Qe5 mates in four
+/// (Rd7, Rxg7+ or a queen check, then the mate). Futility and history pruning skipped quiet
+/// checks at shallow depths, so the mating line was pruned at every iteration and the search
+/// saw +40 pawns instead; sparing checks, it shows the mate by depth 12.
+#[test]
+fn a_quiet_mating_attack_is_not_pruned_away() {
+    let mut engine = Engine::uci();
+    engine.send("position fen 1Q1R4/6p1/6k1/3p3p/3P4/8/5PPK/8 w - - 0 56");
+    engine.send("go depth 14");
+    let lines = engine.expect_within(Duration::from_secs(60), "bestmove", |l| l.starts_with("bestmove "));
+    let last = lines.iter().rev().find(|l| l.starts_with("info depth")).unwrap();
+    engine.check(last.contains(" score mate 4 "), &format!("a mate in 4: {last}"));
+    engine.check(lines.last().unwrap().starts_with("bestmove b8e5 "), "Qe5 is played");
 }
 
 /// UCI_ShowWDL adds `wdl W D L` (permille, summing to 1000) after the score.

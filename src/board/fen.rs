@@ -75,7 +75,7 @@ impl Board {
             return error(format!("{} is in check but it is {} to move", name(waiting), name(board.side)));
         }
         board.key = board.compute_key();
-        board.pawn_key = board.compute_pawn_key();
+        (board.pawn_key, board.non_pawn_keys) = board.compute_material_keys();
         Ok(board)
     }
 

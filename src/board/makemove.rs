@@ -109,6 +109,7 @@ impl Board {
         self.halfmove_clock = undo.halfmove_clock;
         self.key = undo.key;
         self.pawn_key = undo.pawn_key;
+        self.non_pawn_keys = undo.non_pawn_keys;
     }
 
     /// Passes the turn, for null-move pruning. The halfmove clock restarts so that no
@@ -141,6 +142,7 @@ impl Board {
             fullmove_number: self.fullmove_number,
             key: self.key,
             pawn_key: self.pawn_key,
+            non_pawn_keys: self.non_pawn_keys,
         });
     }
 

@@ -18,12 +18,23 @@ pub use types::{Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
 use zobrist::KEYS;
 
 /// Masks a piece's key into the pawn key: all ones for pawns, zero for other pieces.
-static PAWNS_ONLY: [u64; Piece::COUNT] = {
+static PAWNS_ONLY: [u64; Piece::COUNT] = piece_mask(true);
+/// Masks a piece's key into its colour's non-pawn key: all ones for pieces other than pawns.
+static NON_PAWNS_ONLY: [u64; Piece::COUNT] = piece_mask(false);
+
+const fn piece_mask(pawns: bool) -> [u64; Piece::COUNT] {
     let mut masks = [0; Piece::COUNT];
-    masks[Piece::new(Color::White, PieceKind::Pawn).index()] = u64::MAX;
-    masks[Piece::new(Color::Black, PieceKind::Pawn).index()] = u64::MAX;
+    let mut k = 0;
+    while k < PieceKind::ALL.len() {
+        let kind = PieceKind::ALL[k];
+        if (kind as u8 == PieceKind::Pawn as u8) == pawns {
+            masks[Piece::new(Color::White, kind).index()] = u64::MAX;
+            masks[Piece::new(Color::Black, kind).index()] = u64::MAX;
+        }
+        k += 1;
+    }
     masks
-};
+}
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -44,6 +55,7 @@ struct Undo {
     fullmove_number: u16,
     key: u64,
     pawn_key: u64,
+    non_pawn_keys: [u64; 2],
 }
 
 #[derive(Clone)]
@@ -65,6 +77,9 @@ pub struct Board {
     key: u64,
     /// Zobrist key of the pawns alone, for the evaluation's pawn structure cache.
     pawn_key: u64,
+    /// Zobrist keys of each colour's pieces other than pawns (king included), for the search's
+    /// evaluation corrections.
+    non_pawn_keys: [u64; 2],
     history: Vec<Undo>,
 }
 
@@ -91,6 +106,7 @@ impl Board {
             fullmove_number: 1,
             key: 0,
             pawn_key: 0,
+            non_pawn_keys: [0; 2],
             history: Vec::with_capacity(1024),
         }
     }
@@ -144,6 +160,12 @@ impl Board {
     #[inline]
     pub fn pawn_key(&self) -> u64 {
         self.pawn_key
+    }
+
+    /// The Zobrist key of `color`'s pieces other than pawns.
+    #[inline]
+    pub fn non_pawn_key(&self, color: Color) -> u64 {
+        self.non_pawn_keys[color.index()]
     }
 
     /// Moves made since the position was set up (the game so far plus the search's own).
@@ -265,8 +287,7 @@ impl Board {
         self.list_slot[sq] = slot;
         self.counts[p] = slot + 1;
         if KEY {
-            self.key ^= KEYS.pieces[p][sq.0 as usize];
-            self.pawn_key ^= KEYS.pieces[p][sq.0 as usize] & PAWNS_ONLY[p];
+            self.toggle_keys(p, KEYS.pieces[p][sq.0 as usize]);
         }
     }
 
@@ -282,8 +303,7 @@ impl Board {
         self.counts[p] = last;
         self.squares[sq] = Piece::EMPTY;
         if KEY {
-            self.key ^= KEYS.pieces[p][sq.0 as usize];
-            self.pawn_key ^= KEYS.pieces[p][sq.0 as usize] & PAWNS_ONLY[p];
+            self.toggle_keys(p, KEYS.pieces[p][sq.0 as usize]);
         }
     }
 
@@ -297,9 +317,7 @@ impl Board {
         self.lists[p][slot as usize] = to;
         self.list_slot[to] = slot;
         if KEY {
-            let change = KEYS.pieces[p][from.0 as usize] ^ KEYS.pieces[p][to.0 as usize];
-            self.key ^= change;
-            self.pawn_key ^= change & PAWNS_ONLY[p];
+            self.toggle_keys(p, KEYS.pieces[p][from.0 as usize] ^ KEYS.pieces[p][to.0 as usize]);
         }
     }
 
@@ -317,17 +335,29 @@ impl Board {
             self.lists[p][slots[i] as usize] = to[i];
             self.list_slot[to[i]] = slots[i];
             if KEY {
-                self.key ^= KEYS.pieces[p][from[i].0 as usize] ^ KEYS.pieces[p][to[i].0 as usize];
+                self.toggle_keys(p, KEYS.pieces[p][from[i].0 as usize] ^ KEYS.pieces[p][to[i].0 as usize]);
             }
         }
     }
 
-    /// The pawn key computed from scratch.
-    fn compute_pawn_key(&self) -> u64 {
-        Color::BOTH
-            .iter()
-            .flat_map(|&c| self.pieces(c, PieceKind::Pawn).iter().map(move |sq| (Piece::new(c, PieceKind::Pawn), sq)))
-            .fold(0, |key, (p, sq)| key ^ KEYS.pieces[p.index()][sq.0 as usize])
+    /// A piece of index `p` changed square: `change` is its key on the old square XOR its key on
+    /// the new one (or just its key, when it appears or goes), to apply to every key it is in.
+    #[inline(always)]
+    fn toggle_keys(&mut self, p: usize, change: u64) {
+        self.key ^= change;
+        self.pawn_key ^= change & PAWNS_ONLY[p];
+        self.non_pawn_keys[p >> 3 & 1] ^= change & NON_PAWNS_ONLY[p];
+    }
+
+    /// The pawn key and each colour's non-pawn key computed from scratch.
+    fn compute_material_keys(&self) -> (u64, [u64; 2]) {
+        let (mut pawns, mut pieces) = (0, [0; 2]);
+        for sq in Square::all() {
+            let p = self.squares[sq].index();
+            pawns ^= KEYS.pieces[p][sq.0 as usize] & PAWNS_ONLY[p];
+            pieces[p >> 3 & 1] ^= KEYS.pieces[p][sq.0 as usize] & NON_PAWNS_ONLY[p];
+        }
+        (pawns, pieces)
     }
 
     /// The key computed from scratch: the incremental key must always equal it.

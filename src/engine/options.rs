@@ -67,10 +67,7 @@ impl Spec {
         let bad =
             |expected: String| EngineError::BadOptionValue { option: self.name, value: text.to_string(), expected };
         match self.kind {
-            Kind::Spin { min, max, .. } => match text.parse::<i64>() {
-                Ok(n) if (min..=max).contains(&n) => Ok(Value::Int(n)),
-                _ => Err(bad(format!("a whole number from {min} to {max}"))),
-            },
+            Kind::Spin { min, max, .. } => parse_spin(self.name, Some(text), min, max).map(Value::Int),
             Kind::Check { .. } => match text.to_ascii_lowercase().as_str() {
                 "true" | "1" => Ok(Value::Bool(true)),
                 "false" | "0" => Ok(Value::Bool(false)),
@@ -83,6 +80,19 @@ impl Spec {
 
     pub(super) fn apply(&self, engine: &mut Engine, value: Value) -> Result<Option<String>, EngineError> {
         (self.apply)(engine, value)
+    }
+}
+
+/// Reads a whole number from `min` to `max` given for the spin option `option`.
+pub(super) fn parse_spin(option: &'static str, text: Option<&str>, min: i64, max: i64) -> Result<i64, EngineError> {
+    let text = text.map(str::trim).unwrap_or_default();
+    match text.parse::<i64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(EngineError::BadOptionValue {
+            option,
+            value: text.to_string(),
+            expected: format!("a whole number from {min} to {max}"),
+        }),
     }
 }
 

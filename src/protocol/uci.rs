@@ -3,7 +3,7 @@
 //! `info string` lines and never end the engine.
 
 use super::{Event, MAX_LINE, Output, Protocol, parse_whole, split_command};
-use crate::engine::options::{Kind, OptionId};
+use crate::engine::options::Kind;
 use crate::engine::{
     Bound, Clock, Color, Engine, EngineCommand, Info, Limits, Move, Outcome, Report, START_POS, Score, SearchId,
 };
@@ -50,6 +50,11 @@ impl Uci<'_> {
                 }
             };
             self.out.send(format!("option name {} type {kind}", spec.name));
+        }
+        #[cfg(feature = "spsa")]
+        for t in Engine::tunables() {
+            self.out
+                .send(format!("option name {} type spin default {} min {} max {}", t.name, t.default, t.min, t.max));
         }
         self.out.send("uciok");
     }
@@ -99,9 +104,9 @@ impl Uci<'_> {
         let value_at = words.iter().position(|w| w.eq_ignore_ascii_case("value")).unwrap_or(words.len());
         let name = words[1..value_at].join(" ");
         let value = words.get(value_at + 1..).map(|v| v.join(" "));
-        match OptionId::named(&name) {
-            Ok(option) => {
-                self.execute(EngineCommand::SetOption { option, value });
+        match EngineCommand::set_option(&name, value) {
+            Ok(command) => {
+                self.execute(command);
             }
             Err(e) => self.error(e.to_string()),
         }

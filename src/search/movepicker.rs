@@ -1,10 +1,11 @@
 //! Staged move ordering: the move the transposition table remembers, then captures that do not
-//! lose material (most valuable victim first, least valuable attacker breaking ties), then quiet
-//! moves (killers, the counter-move, then by history), and last the captures that lose
-//! material by static exchange. Each stage is generated only when the one before is exhausted,
+//! lose material (most valuable victim first, their capture history breaking near-ties), then
+//! quiet moves (killers, the counter-move, then by history after the last two moves), and last
+//! the captures that lose material by static exchange. Each stage is generated only when the one before is exhausted,
 //! so a node that is refuted by its first move never generates the rest.
 
-use super::history::History;
+use super::history::{Continuations, History, PieceTo};
+use super::params::Params;
 use super::see::see_ge;
 use crate::board::{Board, Move, PieceKind};
 use crate::movegen::{MAX_MOVES, MoveList, generate, is_legal, kind};
@@ -28,6 +29,12 @@ pub struct MovePicker {
     table_move: Move,
     /// Killers and counter-move, best first.
     refutations: [Move; 3],
+    /// The moves before this node's, which the quiet moves' history is read after.
+    continuations: Continuations,
+    /// Late move pruning has given up on the quiet moves still to come.
+    skip_quiets: bool,
+    /// A capture's history counts one point of its ordering score per this much.
+    capture_history_divisor: i32,
     /// The main search wants every move; quiescence only captures that do not lose material.
     all_moves: bool,
     moves: [Move; MAX_MOVES],
@@ -42,23 +49,40 @@ pub struct MovePicker {
 
 impl MovePicker {
     /// All moves, for the main search, with the ply's killers.
-    pub fn new(board: &Board, table_move: Move, history: &History, killers: [Move; 2]) -> MovePicker {
+    pub fn new(
+        board: &Board,
+        table_move: Move,
+        history: &History,
+        killers: [Move; 2],
+        continuations: Continuations,
+        params: &Params,
+    ) -> MovePicker {
         let [first, second] = killers;
-        MovePicker::with_stages(table_move, [first, second, history.counter(board)], true)
+        let refutations = [first, second, history.counter(board)];
+        MovePicker::with_stages(table_move, refutations, continuations, params, true)
     }
 
     /// Captures and queen promotions that do not lose material, for quiescence search out of
     /// check.
-    pub fn noisy(table_move: Move) -> MovePicker {
+    pub fn noisy(table_move: Move, params: &Params) -> MovePicker {
         let table_move = if table_move.is_noisy() { table_move } else { Move::NONE };
-        MovePicker::with_stages(table_move, [Move::NONE; 3], false)
+        MovePicker::with_stages(table_move, [Move::NONE; 3], Continuations([PieceTo::NONE; 2]), params, false)
     }
 
-    fn with_stages(table_move: Move, refutations: [Move; 3], all_moves: bool) -> MovePicker {
+    fn with_stages(
+        table_move: Move,
+        refutations: [Move; 3],
+        continuations: Continuations,
+        params: &Params,
+        all_moves: bool,
+    ) -> MovePicker {
         MovePicker {
             stage: Stage::TableMove,
             table_move,
             refutations,
+            continuations,
+            skip_quiets: false,
+            capture_history_divisor: params.capture_history_divisor(),
             all_moves,
             moves: [Move::NONE; MAX_MOVES],
             scores: [0; MAX_MOVES],
@@ -81,7 +105,10 @@ impl MovePicker {
                     self.table_move = Move::NONE;
                 }
                 Stage::GenerateNoisy => {
-                    self.fill::<{ kind::NOISY }>(board, |mv| capture_score(board, mv));
+                    let divisor = self.capture_history_divisor;
+                    self.fill::<{ kind::NOISY }>(board, |mv| {
+                        capture_score(board, mv) + history.capture_score(board, mv) / divisor
+                    });
                     self.stage = Stage::Noisy;
                 }
                 Stage::Noisy => match self.pick_best() {
@@ -92,15 +119,16 @@ impl MovePicker {
                     }
                     None => self.stage = if self.all_moves { Stage::GenerateQuiet } else { Stage::Done },
                 },
+                Stage::GenerateQuiet if self.skip_quiets => self.stage = Stage::BadNoisy,
                 Stage::GenerateQuiet => {
-                    let side = board.side_to_move();
-                    let refutations = self.refutations;
+                    let (refutations, continuations) = (self.refutations, self.continuations);
                     self.fill::<{ kind::QUIET }>(board, |mv| match refutations.iter().position(|&r| r == mv) {
                         Some(rank) => KILLER_SCORE - rank as i32,
-                        None => history.score(side, mv),
+                        None => history.quiet_score(board, mv, continuations),
                     });
                     self.stage = Stage::Quiet;
                 }
+                Stage::Quiet if self.skip_quiets => self.stage = Stage::BadNoisy,
                 Stage::Quiet => match self.pick_best() {
                     Some(mv) => return Some(mv),
                     None => self.stage = Stage::BadNoisy,
@@ -116,6 +144,12 @@ impl MovePicker {
                 Stage::Done => return None,
             }
         }
+    }
+
+    /// No more quiet moves: late move pruning has judged the rest not worth a look (the
+    /// captures that lose material still come).
+    pub fn skip_quiets(&mut self) {
+        self.skip_quiets = true;
     }
 
     /// Whether `mv` is a killer or the counter-move: a quiet move with a record of refuting.

@@ -1,47 +1,285 @@
-//! The search's constants in one place: margins, depth limits and divisors of the pruning,
-//! reduction and extension rules. Each is explained where it is used (`search.rs`); here they
-//! can be read and tuned side by side.
+//! The search's constants in one place: every margin, depth limit, divisor and weight of the
+//! pruning, reduction, extension, history and time rules. Each is explained where it is used;
+//! here they can be read, and tuned, side by side.
+//!
+//! Each is declared once, with its default, the range a tuner may move it in and the step it
+//! moves by. In the normal build a `Params` is empty and every value is its default, a
+//! constant the compiler folds in. With the `spsa` feature a `Params` holds values that the
+//! engine exposes as UCI options (named as below), so that a tuner such as fastchess's SPSA or
+//! OpenBench can set them game by game; `tools/spsa.py` runs such a tuning. Weights and
+//! fractions are integers in hundredths where a fraction is meant.
 
-/// Aspiration windows: first half-width, and from which depth the window narrows at all.
-pub const ASPIRATION_DELTA: i32 = 20;
-pub const ASPIRATION_MIN_DEPTH: i32 = 5;
+/// One tunable constant, as a tuner sees it.
+#[cfg(any(test, feature = "spsa"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tunable {
+    pub name: &'static str,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+    pub step: i32,
+}
 
-/// Reverse futility pruning: up to this depth, with this margin per ply.
-pub const RFP_MAX_DEPTH: i32 = 8;
-pub const RFP_MARGIN: i32 = 75;
+macro_rules! tunables {
+    ($($(#[doc = $doc:literal])+ $name:ident = $default:literal, $min:literal..=$max:literal, $step:literal;)*) => {
+        #[cfg(feature = "spsa")]
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy)]
+        enum Id {
+            $($name,)*
+        }
 
-/// Null-move pruning: from this depth; the reduction is BASE + depth / DEPTH_DIVISOR, plus one
-/// per EVAL_DIVISOR of static evaluation above beta, at most EVAL_MAX.
-pub const NMP_MIN_DEPTH: i32 = 3;
-pub const NMP_BASE_REDUCTION: i32 = 3;
-pub const NMP_DEPTH_DIVISOR: i32 = 4;
-pub const NMP_EVAL_DIVISOR: i32 = 200;
-pub const NMP_EVAL_MAX: i32 = 3;
+        /// Every tunable, in declaration order.
+        #[cfg(any(test, feature = "spsa"))]
+        pub const TUNABLES: &[Tunable] = &[
+            $(Tunable { name: stringify!($name), default: $default, min: $min, max: $max, step: $step },)*
+        ];
 
-/// Internal iterative reduction: nodes without a table move from this depth search one ply less.
-pub const IIR_MIN_DEPTH: i32 = 4;
+        impl Params {
+            $(
+                $(#[doc = $doc])+
+                #[inline(always)]
+                pub fn $name(&self) -> i32 {
+                    #[cfg(feature = "spsa")]
+                    {
+                        self.values[Id::$name as usize]
+                    }
+                    #[cfg(not(feature = "spsa"))]
+                    {
+                        $default
+                    }
+                }
+            )*
+        }
+    };
+}
 
-/// Singular extensions: from this depth, for table entries at most TT_DEPTH_MARGIN plies
-/// shallower; the singular beta lies BETA_MARGIN per ply below the table's score.
-pub const SE_MIN_DEPTH: i32 = 8;
-pub const SE_TT_DEPTH_MARGIN: i32 = 3;
-pub const SE_BETA_MARGIN: i32 = 2;
+tunables! {
+    /// Aspiration windows: the first half-width, and from which depth the window narrows at all.
+    aspiration_delta = 20, 8..=50, 3;
+    /// From which depth the aspiration window narrows.
+    aspiration_min_depth = 5, 2..=8, 1;
+    /// Razoring: up to this depth, a node whose evaluation lies `razor_margin` per ply below
+    /// alpha is tried with quiescence alone.
+    razor_max_depth = 0, 0..=6, 1;
+    /// Razoring's margin per ply.
+    razor_margin = 250, 100..=500, 20;
+    /// Reverse futility pruning: up to this depth.
+    rfp_max_depth = 8, 4..=12, 1;
+    /// Reverse futility pruning's margin per ply.
+    rfp_margin = 75, 30..=150, 6;
+    /// Null-move pruning: from this depth.
+    nmp_min_depth = 3, 2..=6, 1;
+    /// Null-move reduction: this many plies, plus depth over `nmp_depth_divisor`, plus one per
+    /// `nmp_eval_divisor` of evaluation above beta (at most `nmp_eval_max`).
+    nmp_base_reduction = 3, 2..=5, 1;
+    /// See `nmp_base_reduction`.
+    nmp_depth_divisor = 4, 2..=6, 1;
+    /// See `nmp_base_reduction`.
+    nmp_eval_divisor = 200, 80..=400, 20;
+    /// See `nmp_base_reduction`.
+    nmp_eval_max = 3, 1..=6, 1;
+    /// ProbCut: from this depth.
+    probcut_min_depth = 5, 3..=8, 1;
+    /// ProbCut: captures are tried against beta plus this margin.
+    probcut_margin = 200, 80..=400, 15;
+    /// Internal iterative reduction: nodes without a table move from this depth search one
+    /// ply less.
+    iir_min_depth = 4, 2..=8, 1;
+    /// Singular extensions: from this depth.
+    se_min_depth = 8, 5..=10, 1;
+    /// Singular extensions: for table entries at most this many plies shallower.
+    se_tt_depth_margin = 3, 1..=5, 1;
+    /// Singular extensions: the singular beta lies this much per ply below the table's score.
+    se_beta_margin = 2, 1..=4, 1;
+    /// A double extension when the other moves fall this far below the singular beta.
+    se_double_margin = 20, 5..=60, 4;
+    /// A table move that is not singular but whose score beats beta is searched this many
+    /// plies shallower.
+    se_negative_tt = 0, 0..=3, 1;
+    /// A table move that is not singular at a cut node is searched this many plies shallower.
+    se_negative_cut = 0, 0..=2, 1;
+    /// At most this many double extensions on one line.
+    se_max_doubles = 0, 0..=12, 1;
+    /// Shallow exchange pruning applies up to this depth.
+    pruning_max_depth = 8, 4..=12, 1;
+    /// Late move pruning: quiet moves tried before the rest are skipped, (this + depth²),
+    /// halved when the position is not improving.
+    lmp_base = 3, 1..=8, 1;
+    /// History pruning: up to this depth.
+    history_pruning_max_depth = 0, 0..=6, 1;
+    /// History pruning: quiet moves whose history is below minus this per ply.
+    history_pruning_margin = 3000, 1000..=8000, 300;
+    /// Futility pruning: up to this depth.
+    futility_max_depth = 8, 4..=12, 1;
+    /// Futility pruning: static evaluation plus this, plus `futility_per_depth` per ply,
+    /// must reach alpha.
+    futility_base = 90, 30..=200, 10;
+    /// See `futility_base`.
+    futility_per_depth = 80, 40..=150, 8;
+    /// Exchange pruning threshold per ply for quiet moves (negative: material may be lost).
+    see_quiet_margin = -60, -120..=-20, 5;
+    /// Exchange pruning threshold per ply squared for captures.
+    see_noisy_margin = -25, -60..=-10, 3;
+    /// A capture's history lowers its exchange threshold by one centipawn per this much.
+    see_history_divisor = 32, 8..=128, 8;
+    /// Quiescence futility: captures that cannot lift the evaluation plus this to alpha.
+    qs_futility_margin = 150, 50..=300, 15;
+    /// Late move reductions from this depth.
+    lmr_min_depth = 3, 2..=5, 1;
+    /// Late move reductions: `lmr_base` / 100 plies plus ln(depth) · ln(move number) · 100 /
+    /// `lmr_divisor`, rounded down.
+    lmr_base = 75, 0..=150, 10;
+    /// See `lmr_base`.
+    lmr_divisor = 225, 150..=350, 10;
+    /// The history lowers a reduction by one ply per this much.
+    lmr_history_divisor = 24576, 8000..=40000, 1500;
+    /// Extra reduction at cut nodes, in plies.
+    lmr_cut_node = 0, 0..=3, 1;
+    /// The reward for a refuting move: this per ply of depth, less `history_bonus_offset`,
+    /// at most `history_bonus_max`.
+    history_bonus_per_depth = 170, 80..=300, 15;
+    /// See `history_bonus_per_depth`.
+    history_bonus_offset = 120, 0..=300, 20;
+    /// See `history_bonus_per_depth`.
+    history_bonus_max = 1600, 800..=2800, 100;
+    /// A capture's history counts one point of its ordering score per this much; a victim a
+    /// pawn more valuable is worth 800 points.
+    capture_history_divisor = 16, 4..=64, 4;
+    /// Corrections: the entries move by (score - evaluation) · depth / this.
+    correction_depth_divisor = 8, 4..=16, 1;
+    /// Corrections: the pawn entry's weight (non-pawn entries weigh 1), and the divisor of
+    /// the weighted sum.
+    correction_pawn_weight = 2, 1..=4, 1;
+    /// See `correction_pawn_weight`.
+    correction_divisor = 32, 16..=64, 4;
+    /// Time: moves the rest of the game is assumed to take when the clock does not say.
+    expected_moves_left = 30, 15..=50, 2;
+    /// Time: no iteration starts past this percentage of the time the search's state allows.
+    iteration_start_percent = 60, 40..=80, 4;
+    /// Time: the share of the optimum with an unstable best move (percent), less
+    /// `stability_step` per iteration it has held (up to six).
+    stability_base = 130, 100..=170, 5;
+    /// See `stability_base`.
+    stability_step = 10, 4..=16, 1;
+    /// Time: a falling score lengthens the think by up to this percentage, reached at a fall
+    /// of a pawn.
+    score_drop_percent = 100, 40..=150, 10;
+    /// Time: with the best move's share of the nodes `e`, the think scales by
+    /// (`effort_base` - e) · `effort_scale`, in hundredths.
+    effort_base = 150, 120..=180, 5;
+    /// See `effort_base`.
+    effort_scale = 135, 100..=180, 5;
+}
 
-/// Shallow move pruning (late move, futility and exchange pruning) applies up to this depth.
-pub const PRUNING_MAX_DEPTH: i32 = 8;
-/// Late move pruning: quiet moves tried before the rest are skipped, (BASE + depth^2), halved
-/// when the position is not improving.
-pub const LMP_BASE: i32 = 3;
-/// Futility pruning: static evaluation plus BASE + PER_DEPTH * depth must reach alpha.
-pub const FUTILITY_BASE: i32 = 90;
-pub const FUTILITY_PER_DEPTH: i32 = 80;
-/// Exchange pruning thresholds: per ply for quiet moves, per ply squared for captures.
-pub const SEE_QUIET_MARGIN: i32 = -60;
-pub const SEE_NOISY_MARGIN: i32 = -25;
+/// The values the search runs with: the defaults, or in an `spsa` build what was set.
+#[derive(Clone, Debug)]
+pub struct Params {
+    #[cfg(feature = "spsa")]
+    values: Box<[i32]>,
+    #[cfg(feature = "spsa")]
+    reductions: Box<Reductions>,
+}
 
-/// Late move reductions: BASE + ln(depth) * ln(move number) / DIVISOR, from this depth; the
-/// history lowers the reduction by one per HISTORY_DIVISOR.
-pub const LMR_MIN_DEPTH: i32 = 3;
-pub const LMR_BASE: f64 = 0.75;
-pub const LMR_DIVISOR: f64 = 2.25;
-pub const LMR_HISTORY_DIVISOR: i32 = 8192;
+/// Late move reductions by depth and move number (up to 63 each).
+type Reductions = [[i32; 64]; 64];
+
+impl Default for Params {
+    fn default() -> Params {
+        #[cfg_attr(not(feature = "spsa"), allow(clippy::let_and_return))]
+        #[cfg_attr(not(feature = "spsa"), allow(unused_mut))]
+        let mut params = Params {
+            #[cfg(feature = "spsa")]
+            values: TUNABLES.iter().map(|t| t.default).collect(),
+            #[cfg(feature = "spsa")]
+            reductions: Box::new([[0; 64]; 64]),
+        };
+        #[cfg(feature = "spsa")]
+        {
+            *params.reductions = reductions(params.lmr_base(), params.lmr_divisor());
+        }
+        params
+    }
+}
+
+fn reductions(base: i32, divisor: i32) -> Reductions {
+    let mut table = [[0; 64]; 64];
+    for (d, row) in table.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (base as f64 / 100.0 + (d as f64).ln() * (m as f64).ln() * 100.0 / divisor as f64) as i32;
+        }
+    }
+    table
+}
+
+impl Params {
+    /// Sets the tunable at `index` of `TUNABLES` (an `spsa` build only), rebuilding the
+    /// reductions that depend on it. The value must lie in the tunable's range.
+    #[cfg(feature = "spsa")]
+    pub fn set(&mut self, index: usize, value: i32) -> Result<(), String> {
+        let t = TUNABLES.get(index).ok_or_else(|| format!("no tunable number {index}"))?;
+        if !(t.min..=t.max).contains(&value) {
+            return Err(format!("{} must lie within {}..={}", t.name, t.min, t.max));
+        }
+        self.values[index] = value;
+        *self.reductions = reductions(self.lmr_base(), self.lmr_divisor());
+        Ok(())
+    }
+
+    /// How many plies to take off a late quiet move: more the deeper the search and the later
+    /// the move comes in the ordering.
+    #[inline]
+    pub fn late_move_reduction(&self, depth: i32, move_number: usize) -> i32 {
+        #[cfg(feature = "spsa")]
+        let table = &*self.reductions;
+        #[cfg(not(feature = "spsa"))]
+        let table = {
+            static TABLE: std::sync::LazyLock<Reductions> = std::sync::LazyLock::new(|| {
+                let defaults = Params::default();
+                reductions(defaults.lmr_base(), defaults.lmr_divisor())
+            });
+            &*TABLE
+        };
+        table[depth.clamp(0, 63) as usize][move_number.min(63)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every tunable's default lies in its range, its step is positive and smaller than the
+    /// range, and its name is unique.
+    #[test]
+    fn tunables_are_well_formed() {
+        for (i, t) in TUNABLES.iter().enumerate() {
+            assert!(t.min <= t.default && t.default <= t.max, "{t:?}");
+            assert!(t.step > 0 && t.step <= t.max - t.min, "{t:?}");
+            assert!(TUNABLES[..i].iter().all(|u| u.name != t.name), "{t:?}");
+        }
+    }
+
+    /// The reduction table grows with depth and move number, from nothing at the first move.
+    #[test]
+    fn reductions_grow_with_depth_and_move_number() {
+        let params = Params::default();
+        assert_eq!(params.late_move_reduction(10, 1), 0);
+        assert!(params.late_move_reduction(3, 3) <= params.late_move_reduction(12, 3));
+        assert!(params.late_move_reduction(12, 3) <= params.late_move_reduction(12, 30));
+        assert!(params.late_move_reduction(60, 60) >= 4);
+    }
+
+    /// A tuner's value is checked against the range and reaches both the getter and the
+    /// reductions built from it.
+    #[cfg(feature = "spsa")]
+    #[test]
+    fn a_set_value_is_range_checked_and_used() {
+        let mut params = Params::default();
+        let index = TUNABLES.iter().position(|t| t.name == "lmr_divisor").unwrap();
+        let before = params.late_move_reduction(20, 20);
+        assert!(params.set(index, TUNABLES[index].max + 1).is_err());
+        params.set(index, TUNABLES[index].min).unwrap();
+        assert_eq!(params.lmr_divisor(), TUNABLES[index].min);
+        assert!(params.late_move_reduction(20, 20) > before);
+    }
+}

@@ -4,6 +4,7 @@
 //! (which alone watches the clock and reports) finishes sooner.
 
 use super::ThreadState;
+use super::params::Params;
 use super::tablebase::Tablebases;
 use super::time::TimeManager;
 use super::tt::TranspositionTable;
@@ -52,13 +53,59 @@ pub struct Searcher {
     table_evaluation: Evaluation,
     tablebases: Option<Arc<Tablebases>>,
     probe: ProbeSettings,
+    /// The search's constants (the defaults, but in a tuning build).
+    params: Params,
     /// Each thread's learning (see `ThreadState`), kept between searches; it travels with the
     /// search and comes back when it ends.
-    states: Vec<Box<ThreadState>>,
+    states: Vec<ThreadState>,
     threads: usize,
     control: Arc<Control>,
     move_overhead: Duration,
-    handle: Option<JoinHandle<Vec<Box<ThreadState>>>>,
+    handle: Option<JoinHandle<Vec<ThreadState>>>,
+}
+
+/// One search, ready to run on whichever thread: what `Searcher` lends it, and the threads'
+/// states, which it hands back at the end.
+struct Job {
+    tt: Arc<TranspositionTable>,
+    control: Arc<Control>,
+    tablebases: Option<Arc<Tablebases>>,
+    probe: ProbeSettings,
+    states: Vec<ThreadState>,
+    time: TimeManager,
+    evaluation: Evaluation,
+    params: Params,
+}
+
+impl Job {
+    /// Runs the main thread here and the helpers beside it; reports through `reporter`, ending
+    /// with the `BestMove`.
+    fn run(mut self, board: Board, limits: Limits, mut reporter: Reporter) -> Vec<ThreadState> {
+        let (main_state, helper_states) = self.states.split_first_mut().expect("at least one thread");
+        let tablebases = self.tablebases.as_deref().map(|tables| (tables, self.probe));
+        let control = &self.control;
+        let shared = Shared { tt: &self.tt, control, evaluation: &self.evaluation, params: &self.params, tablebases };
+        std::thread::scope(|scope| {
+            // A limited strength is a level of the single-threaded search: helpers would
+            // make it stronger, and its moves no longer repeatable under a fixed seed.
+            let helpers = if limits.strength.is_some() { 0 } else { helper_states.len() };
+            for (i, state) in helper_states.iter_mut().take(helpers).enumerate() {
+                let (board, limits) = (board.clone(), limits.clone());
+                scope.spawn(move || {
+                    let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO, 1);
+                    let mut worker = Worker::new(i + 1, board, shared, state, limits, time);
+                    worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
+                });
+            }
+            let mut worker = Worker::new(0, board, shared, main_state, limits, self.time);
+            let (best, ponder) = worker.iterative_deepening(&mut reporter);
+            // The move goes out before the helpers are gathered in: a helper the operating
+            // system has not scheduled for a while must not hold up the clock.
+            control.stop.store(true, Ordering::SeqCst);
+            reporter(Report::BestMove { best, ponder });
+        });
+        self.states
+    }
 }
 
 /// What the threads of one search share besides the table: the flags the caller sets, and
@@ -106,6 +153,7 @@ impl Searcher {
             table_evaluation: Evaluation::embedded(),
             tablebases: None,
             probe: ProbeSettings::default(),
+            params: Params::default(),
             states: vec![ThreadState::new(&Evaluation::embedded())],
             threads: 1,
             control: Arc::new(Control {
@@ -140,7 +188,9 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.wait();
         self.tt.clear();
-        self.states = (0..self.threads).map(|_| ThreadState::new(&self.evaluation)).collect();
+        for state in &mut self.states {
+            state.history.clear();
+        }
     }
 
     pub fn set_threads(&mut self, threads: usize) {
@@ -172,9 +222,31 @@ impl Searcher {
         self.move_overhead = overhead;
     }
 
+    /// Sets the search constant at `index` of `TUNABLES` (an `spsa` build, for a tuner),
+    /// once any search has ended.
+    #[cfg(feature = "spsa")]
+    pub fn set_param(&mut self, index: usize, value: i32) -> Result<(), String> {
+        self.wait();
+        self.params.set(index, value)
+    }
+
     /// Starts searching `board` (whose history is used for repetitions) and returns at once.
     /// Reports arrive through `reporter`, ending with exactly one `Report::BestMove`.
-    pub fn start(&mut self, board: Board, limits: Limits, mut reporter: Reporter) {
+    pub fn start(&mut self, board: Board, limits: Limits, reporter: Reporter) {
+        let job = self.prepare(&limits);
+        self.handle = Some(std::thread::spawn(move || job.run(board, limits, reporter)));
+    }
+
+    /// Searches `board` as `start` does, but on the calling thread, returning once the
+    /// `BestMove` is out: for callers with nothing else to do meanwhile (self-play games), it
+    /// saves starting a thread for every move.
+    pub fn search(&mut self, board: Board, limits: Limits, reporter: Reporter) {
+        let job = self.prepare(&limits);
+        self.states = job.run(board, limits, reporter);
+    }
+
+    /// Everything a search needs from here, with the flags and counters reset.
+    fn prepare(&mut self, limits: &Limits) -> Job {
         self.wait();
         self.control.stop.store(false, Ordering::SeqCst);
         self.control.pondering.store(limits.ponder, Ordering::SeqCst);
@@ -184,12 +256,6 @@ impl Searcher {
         }
         self.control.tb_hits.store(0, Ordering::Relaxed);
         self.tt.new_search();
-        let tt = Arc::clone(&self.tt);
-        let control = Arc::clone(&self.control);
-        let tablebases = self.tablebases.clone();
-        let probe = self.probe;
-        let mut states = std::mem::take(&mut self.states);
-        let time = TimeManager::new(&limits, self.move_overhead);
         // A level plays with the hand-crafted evaluation: its calibration against Stockfish's
         // scale (`strength.rs`) was measured with it.
         let evaluation = if limits.strength.is_some() { Evaluation::HandCrafted } else { self.evaluation.clone() };
@@ -197,31 +263,16 @@ impl Searcher {
             self.tt.clear();
             self.table_evaluation = evaluation.clone();
         }
-        self.handle = Some(std::thread::spawn(move || {
-            let (main_state, helper_states) = states.split_first_mut().expect("at least one thread");
-            let tablebases = tablebases.as_deref().map(|tables| (tables, probe));
-            let shared = Shared { tt: &tt, control: &control, evaluation: &evaluation, tablebases };
-            std::thread::scope(|scope| {
-                // A limited strength is a level of the single-threaded search: helpers would
-                // make it stronger, and its moves no longer repeatable under a fixed seed.
-                let helpers = if limits.strength.is_some() { 0 } else { helper_states.len() };
-                for (i, state) in helper_states.iter_mut().take(helpers).enumerate() {
-                    let (board, limits) = (board.clone(), limits.clone());
-                    scope.spawn(move || {
-                        let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO);
-                        let mut worker = Worker::new(i + 1, board, shared, state, limits, time);
-                        worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
-                    });
-                }
-                let mut worker = Worker::new(0, board, shared, main_state, limits, time);
-                let (best, ponder) = worker.iterative_deepening(&mut reporter);
-                // The move goes out before the helpers are gathered in: a helper the operating
-                // system has not scheduled for a while must not hold up the clock.
-                control.stop.store(true, Ordering::SeqCst);
-                reporter(Report::BestMove { best, ponder });
-            });
-            states
-        }));
+        Job {
+            tt: Arc::clone(&self.tt),
+            control: Arc::clone(&self.control),
+            tablebases: self.tablebases.clone(),
+            probe: self.probe,
+            states: std::mem::take(&mut self.states),
+            time: TimeManager::new(limits, self.move_overhead, self.params.expected_moves_left() as u32),
+            evaluation,
+            params: self.params.clone(),
+        }
     }
 
     /// Asks the running search to finish now; it still sends its `BestMove`.

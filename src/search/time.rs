@@ -8,9 +8,6 @@
 use super::Limits;
 use std::time::{Duration, Instant};
 
-/// Moves the rest of the game is assumed to take when the time control does not say.
-const EXPECTED_MOVES_LEFT: u32 = 30;
-
 pub struct TimeManager {
     /// When the search started: what the reports' times count from.
     start: Instant,
@@ -21,7 +18,10 @@ pub struct TimeManager {
 }
 
 impl TimeManager {
-    pub fn new(limits: &Limits, overhead: Duration) -> TimeManager {
+    /// The limits for a search under `limits`, setting `overhead` aside for every move still
+    /// to play, and assuming the game lasts `expected_moves_left` more moves when the clock
+    /// does not say.
+    pub fn new(limits: &Limits, overhead: Duration, expected_moves_left: u32) -> TimeManager {
         let start = Instant::now();
         let manager = |optimum, maximum| TimeManager { start, clock_start: start, optimum, maximum };
         if limits.infinite {
@@ -41,7 +41,8 @@ impl TimeManager {
         // set aside the overhead for every one of those moves: the clock then settles, late
         // in a game on increment, near that reserve instead of running down to nothing, and
         // a stall of the machine or the GUI costs no game.
-        let moves_left = clock.moves_to_go.map_or(EXPECTED_MOVES_LEFT, |m| m.clamp(1, EXPECTED_MOVES_LEFT));
+        let expected = expected_moves_left.max(1);
+        let moves_left = clock.moves_to_go.map_or(expected, |m| m.clamp(1, expected));
         let total = (remaining + increment * (moves_left - 1)).saturating_sub(overhead * moves_left);
         let optimum = total / moves_left;
         // The hard limit may stretch to four times the optimum, but only by a quarter of what
@@ -73,11 +74,10 @@ impl TimeManager {
         self.maximum.is_some_and(|max| self.used() >= max)
     }
 
-    /// Whether another iteration is worth starting, given the share of the optimum time the
-    /// search's progress calls for. The next iteration takes longer than all the ones before
-    /// it, so one is not started past 60% of the time it may use.
+    /// Whether another iteration is worth starting, given the share of the optimum time
+    /// before which the search's progress says one may start.
     pub fn iteration_affordable(&self, share: f64) -> bool {
-        self.optimum.is_none_or(|opt| self.used() < opt.mul_f64(share * 0.6))
+        self.optimum.is_none_or(|opt| self.used() < opt.mul_f64(share))
     }
 }
 
@@ -85,6 +85,10 @@ impl TimeManager {
 mod tests {
     use super::*;
     use crate::search::Clock;
+
+    fn moves_left() -> u32 {
+        crate::search::params::Params::default().expected_moves_left() as u32
+    }
 
     fn clock(remaining_ms: u64, increment_ms: u64, moves_to_go: Option<u32>) -> Limits {
         let clock = Clock {
@@ -103,7 +107,7 @@ mod tests {
         for (start_ms, increment_ms) in [(1000, 10), (3000, 30), (10000, 100)] {
             let mut remaining = start_ms;
             for _ in 0..300 {
-                let tm = TimeManager::new(&clock(remaining, increment_ms, None), overhead);
+                let tm = TimeManager::new(&clock(remaining, increment_ms, None), overhead, moves_left());
                 let used = tm.maximum.unwrap().as_millis() as u64 + 5;
                 remaining = remaining.saturating_sub(used) + increment_ms;
             }
@@ -115,7 +119,7 @@ mod tests {
     fn never_plans_beyond_the_clock() {
         let overhead = Duration::from_millis(20);
         for limits in [clock(1000, 10, None), clock(50, 0, None), clock(10, 0, None), clock(5000, 0, Some(1))] {
-            let tm = TimeManager::new(&limits, overhead);
+            let tm = TimeManager::new(&limits, overhead, moves_left());
             let remaining = limits.clock.unwrap().remaining;
             assert!(tm.maximum.unwrap() + overhead <= remaining.max(overhead));
             assert!(tm.optimum.unwrap() <= tm.maximum.unwrap());
@@ -129,19 +133,19 @@ mod tests {
         for (remaining, increment) in [(huge, huge), (huge, Duration::ZERO), (Duration::ZERO, huge)] {
             for moves_to_go in [None, Some(1), Some(u32::MAX)] {
                 let limits = Limits { clock: Some(Clock { remaining, increment, moves_to_go }), ..Limits::default() };
-                let tm = TimeManager::new(&limits, Duration::from_millis(10));
+                let tm = TimeManager::new(&limits, Duration::from_millis(10), moves_left());
                 assert!(tm.maximum.unwrap() <= Limits::MAX_TIME);
             }
         }
         let limits = Limits { movetime: Some(huge), ..Limits::default() };
-        assert!(TimeManager::new(&limits, Duration::ZERO).maximum.unwrap() <= Limits::MAX_TIME);
+        assert!(TimeManager::new(&limits, Duration::ZERO, moves_left()).maximum.unwrap() <= Limits::MAX_TIME);
     }
 
     /// After a ponder hit the clock starts again, but reports keep counting from the start.
     #[test]
     fn a_restart_moves_the_clock_not_the_reports() {
         let limits = Limits { movetime: Some(Duration::from_millis(50)), ..Limits::default() };
-        let mut tm = TimeManager::new(&limits, Duration::ZERO);
+        let mut tm = TimeManager::new(&limits, Duration::ZERO, moves_left());
         std::thread::sleep(Duration::from_millis(60));
         assert!(tm.out_of_time());
         tm.restart(Instant::now());
@@ -155,7 +159,7 @@ mod tests {
     #[test]
     fn movetime_is_spent_minus_overhead() {
         let limits = Limits { movetime: Some(Duration::from_millis(300)), ..Limits::default() };
-        let tm = TimeManager::new(&limits, Duration::from_millis(10));
+        let tm = TimeManager::new(&limits, Duration::from_millis(10), moves_left());
         assert_eq!(tm.maximum, Some(Duration::from_millis(290)));
     }
 }

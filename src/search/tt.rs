@@ -34,12 +34,14 @@ pub struct TtEntry {
     pub eval: i32,
     pub depth: i32,
     pub bound: Bound,
+    /// Whether the position was on a principal variation when stored.
+    pub tt_pv: bool,
 }
 
 /// Depths are stored offset so that quiescence entries (depth 0 and below) fit in a byte.
 const DEPTH_OFFSET: i32 = 8;
-/// Generations are 6 bits; the age of an entry wraps around modulo 64.
-const GENERATION_MASK: u8 = 63;
+/// Generations are 5 bits; the age of an entry wraps around modulo 32.
+const GENERATION_MASK: u8 = 31;
 
 impl TtEntry {
     fn pack(self, generation: u8) -> u64 {
@@ -54,6 +56,7 @@ impl TtEntry {
             | ((self.depth + DEPTH_OFFSET).clamp(0, 255) as u64) << 48
             | bound << 56
             | (generation as u64) << 58
+            | (self.tt_pv as u64) << 63
     }
 
     fn unpack(data: u64) -> Option<TtEntry> {
@@ -69,6 +72,7 @@ impl TtEntry {
             eval: (data >> 32) as u16 as i16 as i32,
             depth: (data >> 48 & 255) as i32 - DEPTH_OFFSET,
             bound,
+            tt_pv: data >> 63 != 0,
         })
     }
 }
@@ -200,11 +204,12 @@ mod tests {
     #[test]
     fn stores_and_finds_entries() {
         let tt = TranspositionTable::new(1).unwrap();
-        let entry = TtEntry { mv: Move::from_raw(1234), score: -31000, eval: 57, depth: 13, bound: Bound::Lower };
+        let entry =
+            TtEntry { mv: Move::from_raw(1234), score: -31000, eval: 57, depth: 13, bound: Bound::Lower, tt_pv: true };
         tt.store(0xDEAD_BEEF, entry);
         assert_eq!(tt.probe(0xDEAD_BEEF), Some(entry));
         assert_eq!(tt.probe(0xDEAD_BEEF ^ 1 << 40), None);
-        let quiescence = TtEntry { depth: -3, bound: Bound::Exact, ..entry };
+        let quiescence = TtEntry { depth: -3, bound: Bound::Exact, tt_pv: false, ..entry };
         tt.store(0xDEAD_BEEF, quiescence);
         assert_eq!(tt.probe(0xDEAD_BEEF), Some(quiescence));
         tt.clear();

@@ -1,7 +1,8 @@
 //! `sentinel datagen`: self-play games whose positions train the evaluation.
 //!
 //! Each game starts from a position of the openings file, followed by a few random legal
-//! plies, and every move is chosen by a search of a fixed number of nodes (a soft limit that
+//! plies and kept only if a short search finds it balanced, and every move is chosen by a
+//! search of a fixed number of nodes (a soft limit that
 //! lets the iteration under way finish, and a hard one that does not). Quiet positions of each
 //! game are written as packed records (`packed`) with the search's score and the game's result.
 //! Game `i` depends only on the seed and `i`, so a run is reproducible whatever the number of
@@ -23,7 +24,15 @@ use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// Random plies played after the opening position, at least and at most.
-const RANDOM_PLIES: (u32, u32) = (2, 5);
+const RANDOM_PLIES: (u32, u32) = (2, 8);
+/// A start whose verification search (of VERIFY_NODES) scores beyond VERIFY_SCORE for either
+/// side is drawn again: a game decided before it begins teaches little, and random plies
+/// often blunder.
+const VERIFY_NODES: u64 = 5000;
+const VERIFY_SCORE: i32 = 400;
+/// Draws of a start before the last one is kept however lopsided (some openings have no
+/// balanced continuation).
+const START_TRIES: u32 = 20;
 /// Plies after the random ones that are never sampled: the game has not settled yet.
 const SKIP_PLIES: u32 = 8;
 /// A game this long (in plies after the opening) is adjudicated a draw.
@@ -197,12 +206,12 @@ fn report_progress(s: &Summary, total: u64, elapsed: Duration) {
     );
 }
 
-/// The search's choice and its score (side to move's view) within the node limits.
-fn search(searcher: &mut Searcher, board: &Board, options: &Options) -> (Option<Move>, Option<Score>) {
+/// The search's choice and its score (side to move's view): no iteration starts after `soft`
+/// nodes, none goes on past `hard`.
+fn search(searcher: &mut Searcher, board: &Board, soft: u64, hard: u64) -> (Option<Move>, Option<Score>) {
     let (sender, receiver) = mpsc::channel();
-    let limits = Limits { nodes: Some(options.hard_nodes), soft_nodes: Some(options.nodes), ..Limits::default() };
-    searcher.start(board.clone(), limits, Box::new(move |report| sender.send(report).unwrap_or(())));
-    searcher.wait();
+    let limits = Limits { nodes: Some(hard), soft_nodes: Some(soft), ..Limits::default() };
+    searcher.search(board.clone(), limits, Box::new(move |report| sender.send(report).unwrap_or(())));
     let (mut best, mut score) = (None, None);
     for report in receiver.try_iter() {
         match report {
@@ -213,10 +222,9 @@ fn search(searcher: &mut Searcher, board: &Board, options: &Options) -> (Option<
     (best, score)
 }
 
-/// Game number `index` of a run: its opening, random plies and sampling depend only on the
-/// seed and the index.
-pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options, index: u64) -> Game {
-    let mut rng = StdRng::seed_from_u64(options.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index);
+/// A position of the openings followed by a few random legal plies, with its history starting
+/// there, so that repetitions count from it on.
+fn random_start(openings: &[Board], rng: &mut StdRng) -> Board {
     let mut board = openings[rng.random_range(0..openings.len())].clone();
     for _ in 0..rng.random_range(RANDOM_PLIES.0..=RANDOM_PLIES.1) {
         let moves = legal_moves(&board);
@@ -225,8 +233,25 @@ pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options,
         }
         board.make_move(moves.as_slice()[rng.random_range(0..moves.len())]);
     }
-    // Start the game's history here, so that repetitions count from this position on.
-    board = Board::from_fen(&board.to_fen()).expect("a position we wrote is valid");
+    Board::from_fen(&board.to_fen()).expect("a position we wrote is valid")
+}
+
+/// Game number `index` of a run: its opening, random plies and sampling depend only on the
+/// seed and the index.
+pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options, index: u64) -> Game {
+    let mut rng = StdRng::seed_from_u64(options.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index);
+    let mut board = random_start(openings, &mut rng);
+    for _ in 1..START_TRIES {
+        let balanced = match search(searcher, &board, VERIFY_NODES, VERIFY_NODES * 4) {
+            (Some(_), Some(Score::Centipawns(cp))) => cp.abs() <= VERIFY_SCORE,
+            _ => false,
+        };
+        searcher.clear();
+        if balanced {
+            break;
+        }
+        board = random_start(openings, &mut rng);
+    }
 
     let mut candidates = Vec::new();
     let mut streak: (i32, u32) = (0, 0); // sign of the winning side, plies in a row
@@ -239,7 +264,7 @@ pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options,
         if plies >= MAX_PLIES {
             break GameResult::Draw;
         }
-        let (best, score) = search(searcher, &board, options);
+        let (best, score) = search(searcher, &board, options.nodes, options.hard_nodes);
         let best = best.expect("a position with legal moves has a best move");
         let white_score = match score {
             Some(Score::Centipawns(cp)) => cp * us.sign(),

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Usage: tools/sprt.sh NEW BASE [TC] [ELO0] [ELO1] [ROUNDS] [OUT]
+#
+# A sequential probability ratio test of two Sentinel binaries (or any UCI engines) with
+# fastchess: both colours of each opening of ../shared/data/openings.fen in random order, one
+# thread each, two games at once, logistic Elo, alpha = beta = 0.05. It stops when the test
+# accepts either hypothesis or after ROUNDS game pairs. The PGN and the log go to OUT (a
+# folder; default ~/sentinel-data/matches). fastchess is the one on PATH, or the one
+# tools/build-fastchess.sh builds; FASTCHESS names another. NEW_OPTIONS and BASE_OPTIONS give
+# one engine UCI options ("name=value ...", no spaces in a name): with an `spsa` build as both
+# engines, a change of the search's constants is tested without building anything, e.g.
+#   NEW_OPTIONS="lmr_cut_node=1" tools/sprt.sh target/release/sentinel target/release/sentinel
+set -eu
+new=$(realpath "$1")
+base=$(realpath "$2")
+tc=${3:-8+0.08}
+elo0=${4:-0}
+elo1=${5:-10}
+rounds=${6:-1000}
+out=${7:-$HOME/sentinel-data/matches}
+here=$(cd "$(dirname "$0")/.." && pwd)
+openings=$(realpath "${OPENINGS:-$here/../shared/data/openings.fen}")
+fastchess=${FASTCHESS:-$(command -v fastchess || echo "$HOME/sentinel-data/tools/fastchess/fastchess")}
+mkdir -p "$out"
+out=$(realpath "$out")
+# fastchess writes its config.json into the working folder: keep it with the games.
+cd "$out"
+options() {
+    for option in $1; do printf ' option.%s' "$option"; done
+}
+new_name="$(basename "$new")$(echo "${NEW_OPTIONS:-}" | tr ' =' '-_' | sed 's/^./+&/')"
+base_name="$(basename "$base")$(echo "${BASE_OPTIONS:-}" | tr ' =' '-_' | sed 's/^./+&/')"
+name="$new_name-vs-$base_name-$tc"
+# shellcheck disable=SC2046 # the options are words by design
+exec "$fastchess" \
+    -engine cmd="$new" name="$new_name" $(options "${NEW_OPTIONS:-}") \
+    -engine cmd="$base" name="$base_name" $(options "${BASE_OPTIONS:-}") \
+    -each tc="$tc" option.Threads=1 option.Hash=16 \
+    -openings file="$openings" format=epd order=random \
+    -rounds "$rounds" -repeat -concurrency 2 -recover \
+    -sprt elo0="$elo0" elo1="$elo1" alpha=0.05 beta=0.05 model=logistic \
+    -ratinginterval 20 \
+    -pgnout file="$out/$name.pgn" \
+    -log file="$out/$name.log" level=warn

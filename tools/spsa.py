@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Tunes the search's constants with SPSA, playing the games with fastchess.
+
+Usage: tools/spsa.py ENGINE [--params a,b,...] [--iterations N] [--pairs P] [--tc TC]
+                     [--state FILE] [--openings FILE]
+
+ENGINE is a build with the `spsa` feature (`cargo build --release --features spsa`), which
+lists every tunable of src/search/params.rs as a UCI spin option. Each iteration moves every
+chosen parameter at once by +-c_k (one random sign each), plays P game pairs (both colours of
+one opening each) between the two variations, and steps the parameters along the result, as
+OpenBench's SPSA does: c_k = c_end (N / k)^0.101 with c_end the parameter's step, a_k = a / (A +
+k)^0.602 with A a tenth of N and a set so that the last step is r_end = 0.002 of c_end^2 per
+game. The state is written to --state after every iteration, so a stopped run continues where
+it was; the current values are printed as lines to paste into params.rs.
+
+Why our own driver: OpenBench (the framework most engines tune with) builds every engine it
+tests from a commit of a public GitHub repository (its server accepts only api.github.com
+sources and its workers download that commit's zipball); Sentinel's repository is not
+published there, so neither its server nor a worker can get at our code. This loop over
+fastchess does the same arithmetic on one machine.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ALPHA, GAMMA, R_END = 0.602, 0.101, 0.002
+
+
+def tunables(engine):
+    """The engine's spin options: name -> (default, min, max)."""
+    out = subprocess.run([engine], input="uci\nquit\n", capture_output=True, text=True, timeout=30).stdout
+    found = {}
+    for line in out.splitlines():
+        m = re.match(r"option name (\S+) type spin default (-?\d+) min (-?\d+) max (-?\d+)", line)
+        if m:
+            found[m.group(1)] = tuple(int(x) for x in m.groups()[1:])
+    return found
+
+
+def steps(root):
+    """Each tunable's SPSA step, read from the table in params.rs."""
+    text = open(os.path.join(root, "src", "search", "params.rs")).read()
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^\s*(\w+) = -?\d+, -?\d+..=-?\d+, (\d+);", text, re.M)}
+
+
+def fastchess():
+    for path in [os.environ.get("FASTCHESS"), os.path.expanduser("~/sentinel-data/tools/fastchess/fastchess")]:
+        if path and os.path.exists(path):
+            return path
+    return "fastchess"
+
+
+def play(engine, plus, minus, pairs, tc, openings):
+    """Plays `pairs` game pairs between the two settings; the plus side's points less the
+    minus side's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pgn = os.path.join(tmp, "games.pgn")
+        cmd = [fastchess()]
+        for name, values in (("plus", plus), ("minus", minus)):
+            cmd += ["-engine", f"cmd={engine}", f"name={name}"]
+            cmd += [f"option.{k}={v}" for k, v in values.items()]
+        cmd += ["-each", f"tc={tc}", "option.Threads=1", "option.Hash=16",
+                "-openings", f"file={openings}", "format=epd", "order=random", f"start={random.randint(1, 400)}",
+                "-rounds", str(pairs), "-repeat", "-concurrency", "2", "-recover",
+                "-pgnout", f"file={pgn}"]
+        subprocess.run(cmd, capture_output=True, text=True)
+        text = open(pgn).read() if os.path.exists(pgn) else ""
+    score = 0.0
+    for white, black, result in re.findall(r'\[White "(\w+)"\]\s*\[Black "(\w+)"\][\s\S]*?\[Result "([^"]+)"\]', text):
+        points = {"1-0": 1.0, "0-1": -1.0, "1/2-1/2": 0.0}.get(result, 0.0)
+        score += points if white == "plus" else -points
+    return score
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("engine")
+    ap.add_argument("--params", help="comma-separated names (default: all)")
+    ap.add_argument("--iterations", type=int, default=2000)
+    ap.add_argument("--pairs", type=int, default=2)
+    ap.add_argument("--tc", default="4+0.04")
+    ap.add_argument("--state", default=os.path.expanduser("~/sentinel-data/spsa-state.json"))
+    ap.add_argument("--openings", default=os.path.join(HERE, "..", "..", "shared", "data", "openings.fen"))
+    args = ap.parse_args()
+
+    spins = tunables(args.engine)
+    step = steps(os.path.join(HERE, ".."))
+    names = args.params.split(",") if args.params else sorted(n for n in spins if n in step)
+    missing = [n for n in names if n not in spins or n not in step]
+    if missing:
+        sys.exit(f"not tunables of this engine: {', '.join(missing)}")
+    state = {"k": 0, "theta": {n: float(spins[n][0]) for n in names}}
+    if os.path.exists(args.state):
+        state = json.load(open(args.state))
+    n_total = args.iterations
+    big_a = n_total / 10
+    while state["k"] < n_total:
+        k = state["k"] + 1
+        plus, minus, deltas = {}, {}, {}
+        for n in names:
+            _, lo, hi = spins[n]
+            c_end = step[n]
+            c_k = c_end * (n_total / k) ** GAMMA
+            deltas[n] = random.choice((-1, 1))
+            theta = state["theta"][n]
+            plus[n] = int(round(min(hi, max(lo, theta + c_k * deltas[n]))))
+            minus[n] = int(round(min(hi, max(lo, theta - c_k * deltas[n]))))
+        result = play(args.engine, plus, minus, args.pairs, args.tc, args.openings)
+        for n in names:
+            _, lo, hi = spins[n]
+            c_end = step[n]
+            c_k = c_end * (n_total / k) ** GAMMA
+            a_end = R_END * c_end ** 2
+            a = a_end * (big_a + n_total) ** ALPHA
+            a_k = a / (big_a + k) ** ALPHA
+            r_k = a_k / c_k ** 2
+            state["theta"][n] = min(hi, max(lo, state["theta"][n] + r_k * c_k * result * deltas[n]))
+        state["k"] = k
+        json.dump(state, open(args.state, "w"), indent=1)
+        if k % 10 == 0 or k == n_total:
+            print(f"iteration {k}/{n_total}, last result {result:+.1f}", flush=True)
+            for n in names:
+                print(f"    {n} = {round(state['theta'][n])}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
