@@ -5,9 +5,9 @@
 //! Each is declared once, with its default, the range a tuner may move it in and the step it
 //! moves by. In the normal build a `Params` is empty and every value is its default, a
 //! constant the compiler folds in. With the `spsa` feature a `Params` holds values that the
-//! engine exposes as UCI options (named as below), so that a tuner such as fastchess's SPSA or
-//! OpenBench can set them game by game; `tools/spsa.py` runs such a tuning. Weights and
-//! fractions are integers in hundredths where a fraction is meant.
+//! engine exposes as UCI options (named as below), so that a tuner (`tools/spsa.py`) can set
+//! them game by game. Weights and fractions are integers in hundredths where a fraction is
+//! meant.
 
 /// One tunable constant, as a tuner sees it.
 #[cfg(any(test, feature = "spsa"))]

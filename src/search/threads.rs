@@ -122,6 +122,16 @@ pub(super) struct Control {
 }
 
 impl Control {
+    fn new() -> Control {
+        Control {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(false),
+            ponder_hit: Mutex::new(None),
+            tb_hits: AtomicU64::new(0),
+            nodes: (0..MAX_THREADS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
     /// When the ponder hit came, if it has.
     pub fn ponder_hit(&self) -> Option<Instant> {
         *self.ponder_hit_slot()
@@ -156,13 +166,7 @@ impl Searcher {
             params: Params::default(),
             states: vec![ThreadState::new(&Evaluation::embedded())],
             threads: 1,
-            control: Arc::new(Control {
-                stop: AtomicBool::new(false),
-                pondering: AtomicBool::new(false),
-                ponder_hit: Mutex::new(None),
-                tb_hits: AtomicU64::new(0),
-                nodes: (0..MAX_THREADS).map(|_| AtomicU64::new(0)).collect(),
-            }),
+            control: Arc::new(Control::new()),
             move_overhead: Duration::from_millis(super::DEFAULT_MOVE_OVERHEAD_MS),
             handle: None,
         }
@@ -298,5 +302,38 @@ impl Searcher {
             self.states =
                 handle.join().unwrap_or_else(|_| (0..self.threads).map(|_| ThreadState::new(evaluation)).collect());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Move, START_FEN};
+    use crate::movegen::parse_move;
+    use crate::search::history::PieceTo;
+
+    /// A move records itself and its continuation key (the piece and where it went) in its
+    /// ply's stack entry, which the continuation histories of the plies below read; a null move
+    /// records none, so that no history is credited to it. Taking them back restores the board.
+    #[test]
+    fn a_move_sets_its_stack_entry() {
+        let (tt, control, evaluation, params) =
+            (TranspositionTable::minimal(), Control::new(), Evaluation::HandCrafted, Params::default());
+        let shared = Shared { tt: &tt, control: &control, evaluation: &evaluation, params: &params, tablebases: None };
+        let mut state = ThreadState::new(&evaluation);
+        let board = Board::from_fen(START_FEN).unwrap();
+        let time = TimeManager::new(&Limits::default(), Duration::ZERO, 30);
+        let mut worker = Worker::new(0, board.clone(), shared, &mut state, Limits::default(), time);
+        let knight = parse_move(&board, "g1f3").unwrap();
+        worker.make_move(knight, 0);
+        assert_eq!(worker.stack[0].current_move, knight);
+        assert_eq!(worker.stack[0].piece_to, PieceTo::of(&board, knight));
+        assert_ne!(worker.stack[0].piece_to, PieceTo::NONE);
+        worker.make_null_move(1);
+        assert_eq!(worker.stack[1].current_move, Move::NONE);
+        assert_eq!(worker.stack[1].piece_to, PieceTo::NONE);
+        worker.unmake_null_move();
+        worker.unmake_move();
+        assert_eq!(worker.board.to_fen(), START_FEN);
     }
 }
