@@ -1003,7 +1003,7 @@ impl<'a> Worker<'a> {
             // Futility: a capture that, with a margin, still leaves us short of alpha is not
             // worth a search (promotions excepted: their gain is more than the victim).
             if !in_check && mv.promoted().is_none() && futility_base > -INFINITY {
-                let gain = futility_base + captured_value(&self.board, mv);
+                let gain = futility_base + self.board.captured(mv).map_or(0, PieceKind::value);
                 if gain <= alpha {
                     best_score = best_score.max(gain);
                     continue;
@@ -1143,17 +1143,6 @@ enum Singularity {
 struct NodeKind {
     pv: bool,
     cut: bool,
-}
-
-/// What capture `mv` takes, in centipawns (en passant: a pawn; a promotion alone: nothing).
-fn captured_value(board: &Board, mv: Move) -> i32 {
-    if mv.is_en_passant() {
-        PieceKind::Pawn.value()
-    } else if mv.is_capture() {
-        board.piece_at(mv.to()).kind().value()
-    } else {
-        0
-    }
 }
 
 /// Whether a stored score with this bound settles the node for the window alpha..beta.

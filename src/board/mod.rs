@@ -116,6 +116,18 @@ impl Board {
         self.squares[sq]
     }
 
+    /// The kind of piece `mv` takes (a pawn, en passant), if it takes one.
+    #[inline]
+    pub fn captured(&self, mv: Move) -> Option<PieceKind> {
+        if mv.is_en_passant() {
+            Some(PieceKind::Pawn)
+        } else if mv.is_capture() {
+            Some(self.squares[mv.to()].kind())
+        } else {
+            None
+        }
+    }
+
     #[inline]
     pub fn squares(&self) -> &SquareMap<Piece> {
         &self.squares

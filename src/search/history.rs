@@ -195,7 +195,7 @@ impl History {
 
 /// The victim's kind as a table index (0 for a promotion without capture).
 fn victim(board: &Board, mv: Move) -> usize {
-    if mv.is_en_passant() { crate::board::PieceKind::Pawn as usize } else { board.piece_at(mv.to()).index() & 7 }
+    board.captured(mv).map_or(0, |kind| kind as usize)
 }
 
 #[cfg(test)]

@@ -191,13 +191,7 @@ fn victim_value(kind: PieceKind) -> i32 {
 
 /// Most valuable victim first; among equal victims, the least valuable attacker first.
 fn capture_score(board: &Board, mv: Move) -> i32 {
-    let victim = if mv.is_en_passant() {
-        victim_value(PieceKind::Pawn)
-    } else if mv.is_capture() {
-        victim_value(board.piece_at(mv.to()).kind())
-    } else {
-        0
-    };
+    let victim = board.captured(mv).map_or(0, victim_value);
     let promotion = mv.promoted().map_or(0, victim_value);
     victim * 8 + promotion - board.piece_at(mv.from()).kind().index() as i32
 }

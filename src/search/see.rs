@@ -13,13 +13,7 @@ pub fn see_ge(board: &Board, mv: Move, threshold: i32) -> bool {
     let from = mv.from();
     let to = mv.to();
     let squares = board.squares();
-    let captured = if mv.is_en_passant() {
-        PieceKind::Pawn.value()
-    } else if mv.is_capture() {
-        squares[to].kind().value()
-    } else {
-        0
-    };
+    let captured = board.captured(mv).map_or(0, PieceKind::value);
     let promotion = mv.promoted().map_or(0, |k| k.value() - PieceKind::Pawn.value());
     // `swap` is what the side that just captured stands to gain if the exchange stops now,
     // measured against the threshold; sides alternate, each negating the balance.
