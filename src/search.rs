@@ -585,14 +585,7 @@ impl<'a> Worker<'a> {
             let raw_eval = self.raw_eval(entry);
             let static_eval = self.corrected(raw_eval);
             let eval = match (entry, tt_score) {
-                (Some(e), Some(score))
-                    if score.abs() < TB_WIN_BOUND
-                        && (e.bound == Bound::Exact
-                            || (e.bound == Bound::Lower && score > static_eval)
-                            || (e.bound == Bound::Upper && score < static_eval)) =>
-                {
-                    score
-                }
+                (Some(e), Some(score)) if score.abs() < TB_WIN_BOUND => sharpened(static_eval, e.bound, score),
                 _ => static_eval,
             };
             (raw_eval, static_eval, eval)
@@ -601,14 +594,8 @@ impl<'a> Worker<'a> {
         self.stack[ply].static_eval = static_eval;
         // Whether our position is better than on our previous move (or the one before, when
         // we were in check then): if not, prune harder.
-        let improving = !in_check
-            && match (ply >= 2).then(|| self.stack[ply - 2].static_eval) {
-                Some(earlier) if earlier != NO_EVAL => static_eval > earlier,
-                _ => match (ply >= 4).then(|| self.stack[ply - 4].static_eval) {
-                    Some(earlier) if earlier != NO_EVAL => static_eval > earlier,
-                    _ => true,
-                },
-            };
+        let mut earlier = [2, 4].into_iter().filter(|&back| ply >= back).map(|back| self.stack[ply - back].static_eval);
+        let improving = !in_check && earlier.find(|&e| e != NO_EVAL).is_none_or(|e| static_eval > e);
         if ply + 2 <= MAX_PLY {
             self.stack[ply + 2].killers = [Move::NONE; 2];
         }
@@ -974,13 +961,7 @@ impl<'a> Worker<'a> {
             // Stand pat on the evaluation, or on the table's score where its bound says it is
             // the better guess.
             best_score = match entry {
-                Some(e) if e.score.abs() < TB_WIN_BOUND => {
-                    let score = score_from_tt(e.score, ply);
-                    let closer = e.bound == Bound::Exact
-                        || (e.bound == Bound::Lower && score > static_eval)
-                        || (e.bound == Bound::Upper && score < static_eval);
-                    if closer { score } else { static_eval }
-                }
+                Some(e) if e.score.abs() < TB_WIN_BOUND => sharpened(static_eval, e.bound, score_from_tt(e.score, ply)),
                 _ => static_eval,
             };
             if best_score >= beta {
@@ -1143,6 +1124,17 @@ enum Singularity {
 struct NodeKind {
     pv: bool,
     cut: bool,
+}
+
+/// The table's `score` where its `bound` says it lies closer to the truth than `static_eval`
+/// (an exact score, a lower bound above it, an upper bound below it), else `static_eval`.
+fn sharpened(static_eval: i32, bound: Bound, score: i32) -> i32 {
+    let closer = match bound {
+        Bound::Exact => true,
+        Bound::Lower => score > static_eval,
+        Bound::Upper => score < static_eval,
+    };
+    if closer { score } else { static_eval }
 }
 
 /// Whether a stored score with this bound settles the node for the window alpha..beta.
