@@ -299,7 +299,7 @@ impl Board {
         self.list_slot[sq] = slot;
         self.counts[p] = slot + 1;
         if KEY {
-            self.toggle_keys(p, KEYS.pieces[p][sq.0 as usize]);
+            self.toggle_keys(piece, KEYS.pieces[p][sq.0 as usize]);
         }
     }
 
@@ -315,7 +315,7 @@ impl Board {
         self.counts[p] = last;
         self.squares[sq] = Piece::EMPTY;
         if KEY {
-            self.toggle_keys(p, KEYS.pieces[p][sq.0 as usize]);
+            self.toggle_keys(piece, KEYS.pieces[p][sq.0 as usize]);
         }
     }
 
@@ -329,7 +329,7 @@ impl Board {
         self.lists[p][slot as usize] = to;
         self.list_slot[to] = slot;
         if KEY {
-            self.toggle_keys(p, KEYS.pieces[p][from.0 as usize] ^ KEYS.pieces[p][to.0 as usize]);
+            self.toggle_keys(piece, KEYS.pieces[p][from.0 as usize] ^ KEYS.pieces[p][to.0 as usize]);
         }
     }
 
@@ -347,27 +347,30 @@ impl Board {
             self.lists[p][slots[i] as usize] = to[i];
             self.list_slot[to[i]] = slots[i];
             if KEY {
-                self.toggle_keys(p, KEYS.pieces[p][from[i].0 as usize] ^ KEYS.pieces[p][to[i].0 as usize]);
+                self.toggle_keys(pieces[i], KEYS.pieces[p][from[i].0 as usize] ^ KEYS.pieces[p][to[i].0 as usize]);
             }
         }
     }
 
-    /// A piece of index `p` changed square: `change` is its key on the old square XOR its key on
-    /// the new one (or just its key, when it appears or goes), to apply to every key it is in.
+    /// `piece` changed square: `change` is its key on the old square XOR its key on the new one
+    /// (or just its key, when it appears or goes), to apply to every key it is in.
     #[inline(always)]
-    fn toggle_keys(&mut self, p: usize, change: u64) {
+    fn toggle_keys(&mut self, piece: Piece, change: u64) {
+        let p = piece.index();
         self.key ^= change;
         self.pawn_key ^= change & PAWNS_ONLY[p];
-        self.non_pawn_keys[p >> 3 & 1] ^= change & NON_PAWNS_ONLY[p];
+        self.non_pawn_keys[piece.color().index()] ^= change & NON_PAWNS_ONLY[p];
     }
 
     /// The pawn key and each colour's non-pawn key computed from scratch.
     fn compute_material_keys(&self) -> (u64, [u64; 2]) {
         let (mut pawns, mut pieces) = (0, [0; 2]);
         for sq in Square::all() {
-            let p = self.squares[sq].index();
+            let piece = self.squares[sq];
+            let p = piece.index();
             pawns ^= KEYS.pieces[p][sq.0 as usize] & PAWNS_ONLY[p];
-            pieces[p >> 3 & 1] ^= KEYS.pieces[p][sq.0 as usize] & NON_PAWNS_ONLY[p];
+            // An empty square's masks are zero: the colour it reads as does not matter.
+            pieces[piece.color().index()] ^= KEYS.pieces[p][sq.0 as usize] & NON_PAWNS_ONLY[p];
         }
         (pawns, pieces)
     }

@@ -170,11 +170,10 @@ impl History {
     #[inline]
     pub fn corrected(&self, board: &Board, eval: i32, params: &Params) -> i32 {
         let stm = board.side_to_move().index();
-        let slot = |key: u64| key as usize & (CORRECTION_SIZE - 1);
-        let pawns = self.pawn_correction[stm][slot(board.pawn_key())] as i32;
+        let pawns = self.pawn_correction[stm][correction_slot(board.pawn_key())] as i32;
         let pieces: i32 = Color::BOTH
             .iter()
-            .map(|&c| self.non_pawn_correction[stm][c.index()][slot(board.non_pawn_key(c))] as i32)
+            .map(|&c| self.non_pawn_correction[stm][c.index()][correction_slot(board.non_pawn_key(c))] as i32)
             .sum();
         eval + (params.correction_pawn_weight() * pawns + pieces) / params.correction_divisor()
     }
@@ -183,14 +182,22 @@ impl History {
     /// move the corrections of positions like `board` towards the difference.
     pub fn update_correction(&mut self, board: &Board, eval: i32, score: i32, depth: i32, params: &Params) {
         let stm = board.side_to_move().index();
-        let slot = |key: u64| key as usize & (CORRECTION_SIZE - 1);
         let bonus = (score - eval) * depth / params.correction_depth_divisor();
         let bonus = bonus.clamp(-MAX_CORRECTION / 4, MAX_CORRECTION / 4);
-        gravity(&mut self.pawn_correction[stm][slot(board.pawn_key())], bonus, MAX_CORRECTION);
+        gravity(&mut self.pawn_correction[stm][correction_slot(board.pawn_key())], bonus, MAX_CORRECTION);
         for c in Color::BOTH {
-            gravity(&mut self.non_pawn_correction[stm][c.index()][slot(board.non_pawn_key(c))], bonus, MAX_CORRECTION);
+            gravity(
+                &mut self.non_pawn_correction[stm][c.index()][correction_slot(board.non_pawn_key(c))],
+                bonus,
+                MAX_CORRECTION,
+            );
         }
     }
+}
+
+/// Where a position whose key (pawn or non-pawn) is `key` keeps its correction.
+fn correction_slot(key: u64) -> usize {
+    key as usize & (CORRECTION_SIZE - 1)
 }
 
 /// The victim's kind as a table index (0 for a promotion without capture).
