@@ -18,10 +18,12 @@ use crate::board::{Board, FenError, START_FEN};
 use crate::eval::Evaluation;
 use crate::eval::nnue::{self, Network};
 use crate::movegen::{legal_moves, parse_move};
+#[cfg(feature = "spsa")]
+use crate::search::TUNABLES;
+#[cfg(feature = "spsa")]
+pub use crate::search::Tunable;
 use crate::search::tablebase::Tablebases;
 use crate::search::{ProbeSettings, Searcher};
-#[cfg(feature = "spsa")]
-pub use crate::search::{TUNABLES, Tunable};
 use book::Book;
 use options::{OPTIONS, OptionId, Settings, Spec};
 use rand::rngs::StdRng;

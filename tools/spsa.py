@@ -103,11 +103,10 @@ def main():
     big_a = n_total / 10
     while state["k"] < n_total:
         k = state["k"] + 1
-        plus, minus, deltas = {}, {}, {}
+        plus, minus, deltas, c = {}, {}, {}, {}
         for n in names:
             _, lo, hi = spins[n]
-            c_end = step[n]
-            c_k = c_end * (n_total / k) ** GAMMA
+            c[n] = c_k = step[n] * (n_total / k) ** GAMMA
             deltas[n] = random.choice((-1, 1))
             theta = state["theta"][n]
             plus[n] = int(round(min(hi, max(lo, theta + c_k * deltas[n]))))
@@ -115,9 +114,8 @@ def main():
         result = play(args.engine, plus, minus, args.pairs, args.tc, args.openings)
         for n in names:
             _, lo, hi = spins[n]
-            c_end = step[n]
-            c_k = c_end * (n_total / k) ** GAMMA
-            a_end = R_END * c_end ** 2
+            c_k = c[n]
+            a_end = R_END * step[n] ** 2
             a = a_end * (big_a + n_total) ** ALPHA
             a_k = a / (big_a + k) ** ALPHA
             r_k = a_k / c_k ** 2
