@@ -70,7 +70,8 @@ def play(engine, plus, minus, pairs, tc, openings):
                 "-openings", f"file={openings}", "format=epd", "order=random", f"start={random.randint(1, 400)}",
                 "-rounds", str(pairs), "-repeat", "-concurrency", "2", "-recover",
                 "-pgnout", f"file={pgn}"]
-        subprocess.run(cmd, capture_output=True, text=True)
+        # In the temporary folder: fastchess leaves its config.json where it runs.
+        subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
         text = open(pgn).read() if os.path.exists(pgn) else ""
     score = 0.0
     for white, black, result in re.findall(r'\[White "(\w+)"\]\s*\[Black "(\w+)"\][\s\S]*?\[Result "([^"]+)"\]', text):
@@ -89,6 +90,8 @@ def main():
     ap.add_argument("--state", default=os.path.expanduser("~/sentinel-data/spsa-state.json"))
     ap.add_argument("--openings", default=os.path.join(HERE, "..", "..", "shared", "data", "openings.fen"))
     args = ap.parse_args()
+    # The games run in a temporary folder: paths given relative to here must still lead there.
+    args.engine, args.openings = os.path.abspath(args.engine), os.path.abspath(args.openings)
 
     spins = tunables(args.engine)
     step = steps(os.path.join(HERE, ".."))
