@@ -35,9 +35,6 @@ impl Evaluation {
     }
 }
 
-/// Accumulators kept for the line: one per ply a search can reach, and the root's.
-const STACK_SIZE: usize = crate::search::MAX_PLY + 2;
-
 /// One thread's evaluation state, kept from one search to the next (its buffers and caches
 /// are worth keeping, and `start` makes it follow a new root).
 pub struct Evaluator {
@@ -48,9 +45,11 @@ pub struct Evaluator {
 
 enum State {
     /// The accumulators of every position on the line, the root's first; `top` is the last.
+    /// The stack grows to the deepest line followed and stays that long, so after the first
+    /// search nothing is allocated (and the evaluation needs no word of the search's limits).
     Network {
         network: Arc<Network>,
-        stack: Box<[Accumulator]>,
+        stack: Vec<Accumulator>,
         top: usize,
         cache: RefreshCache,
     },
@@ -67,7 +66,7 @@ impl Evaluator {
                 let root = Accumulator::new(network, &Board::start_position());
                 State::Network {
                     network: Arc::clone(network),
-                    stack: vec![root; STACK_SIZE].into_boxed_slice(),
+                    stack: vec![root],
                     top: 0,
                     cache: RefreshCache::new(network),
                 }
@@ -99,6 +98,7 @@ impl Evaluator {
     #[inline(always)]
     pub fn push(&mut self, board: &Board, mv: Move) {
         if let State::Network { network, stack, top, cache } = &mut self.state {
+            grow(stack, *top);
             let (done, next) = stack.split_at_mut(*top + 1);
             done[*top].play_into(&mut next[0], network, board, mv, cache);
             *top += 1;
@@ -108,6 +108,7 @@ impl Evaluator {
     /// The side to move passes: the pieces, and so the accumulators, stay as they were.
     pub fn push_null(&mut self) {
         if let State::Network { stack, top, .. } = &mut self.state {
+            grow(stack, *top);
             stack[*top + 1] = stack[*top];
             *top += 1;
         }
@@ -138,6 +139,14 @@ impl Evaluator {
             }
             State::HandCrafted { pawns } => evaluate(board, pawns),
         }
+    }
+}
+
+/// Makes room above `top` for the next position's accumulator.
+#[inline(always)]
+fn grow(stack: &mut Vec<Accumulator>, top: usize) {
+    if top + 1 == stack.len() {
+        stack.push(stack[top]);
     }
 }
 

@@ -394,7 +394,7 @@ impl RefreshCache {
 }
 
 /// The hidden layer's inputs for a position, from White's view (`[0]`) and Black's (`[1]`).
-/// The search keeps one per ply and updates it with the pieces a move changes.
+/// The evaluator keeps one per ply of the line searched and updates it with the pieces a move changes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[repr(C, align(64))]
 pub struct Accumulator {
