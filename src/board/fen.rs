@@ -209,28 +209,7 @@ impl Board {
     }
 
     pub fn to_fen(&self) -> String {
-        let mut fen = String::with_capacity(90);
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                let piece = self.squares[Square::new(file, rank)];
-                if piece.is_empty() {
-                    empty += 1;
-                    continue;
-                }
-                if empty > 0 {
-                    fen.push(char::from(b'0' + empty));
-                    empty = 0;
-                }
-                fen.push(piece.letter());
-            }
-            if empty > 0 {
-                fen.push(char::from(b'0' + empty));
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
+        let mut fen = placement(|sq| Some(self.squares[sq]).filter(|p| !p.is_empty()).map(Piece::letter));
         fen.push_str(if self.side == Color::White { " w " } else { " b " });
         fen.push_str(&self.castling_field());
         match self.en_passant() {
@@ -240,6 +219,34 @@ impl Board {
         fen.push_str(&format!(" {} {}", self.halfmove_clock, self.fullmove_number));
         fen
     }
+}
+
+/// The placement field of a FEN, rank 8 first, each run of empty squares a digit: `letter`
+/// names the piece on a square, if any. Positions made without a board (tests draw random
+/// ones) are written with it too.
+pub fn placement(letter: impl Fn(Square) -> Option<char>) -> String {
+    let mut field = String::with_capacity(90);
+    for rank in (0..8).rev() {
+        let mut empty = 0;
+        for file in 0..8 {
+            let Some(letter) = letter(Square::new(file, rank)) else {
+                empty += 1;
+                continue;
+            };
+            if empty > 0 {
+                field.push(char::from(b'0' + empty));
+                empty = 0;
+            }
+            field.push(letter);
+        }
+        if empty > 0 {
+            field.push(char::from(b'0' + empty));
+        }
+        if rank > 0 {
+            field.push('/');
+        }
+    }
+    field
 }
 
 impl Board {

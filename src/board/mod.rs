@@ -11,6 +11,9 @@ mod zobrist;
 
 pub use attacks::is_knight_jump;
 pub use castling::{Castling, right_index};
+/// Tests elsewhere write the positions they draw at random with the FEN writer's own placement.
+#[cfg(test)]
+pub use fen::placement;
 pub use fen::{FenError, START_POS, position_fen};
 pub use moves::{Move, flag};
 pub use types::{Color, Piece, PieceKind, Square, SquareMap, SquareSet, dir};

@@ -888,29 +888,8 @@ mod tests {
 
     /// A FEN of the pieces in `grid` (by 0..63 index, ' ' for none), `stm` to move.
     fn fen_of(grid: &[char; 64], stm: Color) -> String {
-        let ranks: Vec<String> = (0..8)
-            .rev()
-            .map(|rank| {
-                let mut text = String::new();
-                let mut empty = 0;
-                for &c in &grid[rank * 8..rank * 8 + 8] {
-                    if c == ' ' {
-                        empty += 1;
-                        continue;
-                    }
-                    if empty > 0 {
-                        text.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    text.push(c);
-                }
-                if empty > 0 {
-                    text.push_str(&empty.to_string());
-                }
-                text
-            })
-            .collect();
-        format!("{} {} - - 0 1", ranks.join("/"), if stm == Color::White { 'w' } else { 'b' })
+        let placement = crate::board::placement(|sq| Some(grid[sq.index64()]).filter(|&c| c != ' '));
+        format!("{placement} {} - - 0 1", if stm == Color::White { 'w' } else { 'b' })
     }
 
     /// The trainer's way in (pieces read from a record) gives the accumulators the search's

@@ -329,6 +329,7 @@ fn rank(wdl: Wdl, dtz: i32, mate: bool) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::placement;
     use crate::movegen::parse_move;
 
     fn tables() -> Tablebases {
@@ -529,8 +530,7 @@ mod tests {
                     }
                 }
             }
-            let ranks: Vec<String> = (0..8).rev().map(|r| fen_rank(&squares[r * 8..r * 8 + 8])).collect();
-            let placement = ranks.join("/");
+            let placement = placement(|sq| Some(squares[sq.index64()]).filter(|&c| c != '.'));
             let to_move = if side == Color::White { 'w' } else { 'b' };
             let Ok(board) = Board::from_fen(&format!("{placement} {to_move} - - 0 1")) else { continue };
             let kings_apart = !board.is_attacked_by(board.king_square(!side), side);
@@ -540,27 +540,6 @@ mod tests {
         }
         assert_eq!(boards.len(), count, "too few legal positions drawn");
         boards
-    }
-
-    /// One rank of a FEN placement from its squares, '.' for an empty one.
-    fn fen_rank(squares: &[char]) -> String {
-        let mut text = String::new();
-        let mut empty = 0;
-        for &c in squares {
-            if c == '.' {
-                empty += 1;
-                continue;
-            }
-            if empty > 0 {
-                text.push_str(&empty.to_string());
-                empty = 0;
-            }
-            text.push(c);
-        }
-        if empty > 0 {
-            text.push_str(&empty.to_string());
-        }
-        text
     }
 
     /// Whether the side to move can capture a piece of `kind`.
