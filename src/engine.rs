@@ -315,13 +315,10 @@ impl Engine {
             EngineCommand::SetTunable { index, value } => {
                 let tunable = TUNABLES.get(index).ok_or_else(|| EngineError::UnknownOption(format!("#{index}")))?;
                 let (min, max) = (i64::from(tunable.min), i64::from(tunable.max));
+                // The one range check: the value then fits an i32 and the tunable.
                 let value = options::parse_spin(tunable.name, value.as_deref(), min, max)?;
                 self.finish_search();
-                self.searcher.set_param(index, value as i32).map_err(|_| EngineError::BadOptionValue {
-                    option: tunable.name,
-                    value: value.to_string(),
-                    expected: format!("a whole number from {min} to {max}"),
-                })?;
+                self.searcher.set_param(index, value as i32);
             }
             EngineCommand::Quit => {
                 self.finish_search();

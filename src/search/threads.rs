@@ -226,12 +226,12 @@ impl Searcher {
         self.move_overhead = overhead;
     }
 
-    /// Sets the search constant at `index` of `TUNABLES` (an `spsa` build, for a tuner),
-    /// once any search has ended.
+    /// Sets the search constant at `index` of `TUNABLES` (an `spsa` build, for a tuner) to a
+    /// value within its range, once any search has ended.
     #[cfg(feature = "spsa")]
-    pub fn set_param(&mut self, index: usize, value: i32) -> Result<(), String> {
+    pub fn set_param(&mut self, index: usize, value: i32) {
         self.wait();
-        self.params.set(index, value)
+        self.params.set(index, value);
     }
 
     /// Starts searching `board` (whose history is used for repetitions) and returns at once.
