@@ -4,7 +4,10 @@
 # A sequential probability ratio test of two Sentinel binaries (or any UCI engines) with
 # fastchess: both colours of each opening of ../shared/data/openings.fen in random order, one
 # thread each, two games at once, logistic Elo, alpha = beta = 0.05. It stops when the test
-# accepts either hypothesis or after ROUNDS game pairs. The PGN and the log go to OUT (a
+# accepts either hypothesis or after ROUNDS game pairs. ELO0=none plays exactly ROUNDS pairs
+# with no test, for a figure with its error bars (e.g. 300 pairs at 10+0.1 for 600 games).
+# ADJUDICATE=1 ends a game that both engines agree is won (three moves each over 1000 cp) or
+# dead drawn (eight moves each within 10 cp after move 40), as OpenBench does, to save time. The PGN and the log go to OUT (a
 # folder; default ~/sentinel-data/matches). fastchess is the one on PATH, or the one
 # tools/build-fastchess.sh builds; FASTCHESS names another. NEW_OPTIONS and BASE_OPTIONS give
 # one engine UCI options ("name=value ...", no spaces in a name): with an `spsa` build as both
@@ -25,20 +28,25 @@ mkdir -p "$out"
 out=$(realpath "$out")
 # fastchess writes its config.json into the working folder: keep it with the games.
 cd "$out"
+sprt="-sprt elo0=$elo0 elo1=$elo1 alpha=0.05 beta=0.05 model=logistic"
+[ "$elo0" = none ] && sprt=
+adjudicate=
+[ "${ADJUDICATE:-0}" = 1 ] &&
+    adjudicate="-resign movecount=3 score=1000 twosided=true -draw movenumber=40 movecount=8 score=10"
 options() {
     for option in $1; do printf ' option.%s' "$option"; done
 }
 new_name="$(basename "$new")$(echo "${NEW_OPTIONS:-}" | tr ' =' '-_' | sed 's/^./+&/')"
 base_name="$(basename "$base")$(echo "${BASE_OPTIONS:-}" | tr ' =' '-_' | sed 's/^./+&/')"
 name="$new_name-vs-$base_name-$tc"
-# shellcheck disable=SC2046 # the options are words by design
+# shellcheck disable=SC2046,SC2086 # the options are words by design
 exec "$fastchess" \
     -engine cmd="$new" name="$new_name" $(options "${NEW_OPTIONS:-}") \
     -engine cmd="$base" name="$base_name" $(options "${BASE_OPTIONS:-}") \
     -each tc="$tc" option.Threads=1 option.Hash=16 \
     -openings file="$openings" format=epd order=random \
     -rounds "$rounds" -repeat -concurrency 2 -recover \
-    -sprt elo0="$elo0" elo1="$elo1" alpha=0.05 beta=0.05 model=logistic \
+    $sprt $adjudicate \
     -ratinginterval 20 \
     -pgnout file="$out/$name.pgn" \
     -log file="$out/$name.log" level=warn
