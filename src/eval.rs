@@ -362,27 +362,14 @@ pub fn scale_network(board: &Board, score: i32) -> i32 {
 mod tests {
     use super::*;
 
-    /// Mirroring the board (colours swapped, ranks flipped) must not change the evaluation.
+    /// Mirroring the board (colours swapped, ranks flipped) must not change the evaluation,
+    /// over the positions of every perft suite.
     #[test]
     fn evaluation_is_colour_symmetric() {
-        let pairs = [
-            (
-                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-                "r3k2r/pppbbppp/2n2q1P/1P2p3/3pn3/BN2PNP1/P1PPQPB1/R3K2R b KQkq - 0 1",
-            ),
-            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "8/4p1p1/8/1r3P1K/kp5R/3P4/2P5/8 b - - 0 1"),
-            (
-                "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7",
-                "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 b - - 0 7",
-            ),
-        ];
-        for (a, b) in pairs {
-            let mut pawns = PawnCache::new();
-            let (a_score, b_score) = (
-                evaluate(&Board::from_fen(a).unwrap(), &mut pawns),
-                evaluate(&Board::from_fen(b).unwrap(), &mut pawns),
-            );
-            assert_eq!(a_score, b_score, "{a}");
+        let mut pawns = PawnCache::new();
+        for board in crate::perft::suite_boards() {
+            let mirror = board.mirrored();
+            assert_eq!(evaluate(&board, &mut pawns), evaluate(&mirror, &mut pawns), "{}", board.to_fen());
         }
     }
 

@@ -54,6 +54,18 @@ pub struct SuiteEntry {
     pub counts: Vec<(u32, u64)>,
 }
 
+/// Every position of the standard, random and Chess960 suites: a varied set that tests of
+/// the evaluation run over.
+#[cfg(test)]
+pub fn suite_boards() -> Vec<Board> {
+    [include_str!("../perft/standard.epd"), include_str!("../perft/random.epd"), include_str!("../perft/chess960.epd")]
+        .iter()
+        .flat_map(|suite| suite.lines())
+        .filter_map(|line| parse_suite_line(line).unwrap())
+        .map(|entry| Board::from_fen(&entry.fen).unwrap())
+        .collect()
+}
+
 /// The deepest perft counted: far beyond what finishes in a day, so a bad number in a
 /// suite or on the command line is refused rather than run for ever.
 pub const MAX_DEPTH: u32 = 20;

@@ -250,6 +250,37 @@ pub fn placement(letter: impl Fn(Square) -> Option<char>) -> String {
 }
 
 impl Board {
+    /// The same position with the colours swapped and the ranks flipped, the side to move
+    /// too: a symmetric evaluation scores it as it scores this one. Tests build it from the
+    /// FEN's fields, so that it needs no more of the board than a FEN does.
+    #[cfg(test)]
+    pub fn mirrored(&self) -> Board {
+        let swap = |c: char| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() };
+        let fen = self.to_fen();
+        let fields: Vec<&str> = fen.split(' ').collect();
+        let placement = placement(|sq| {
+            let piece = self.piece_at(Square::new(sq.file(), 7 - sq.rank()));
+            (!piece.is_empty()).then(|| swap(piece.letter()))
+        });
+        let side = if fields[1] == "w" { "b" } else { "w" };
+        let mut castling: Vec<char> = fields[2].chars().map(swap).collect();
+        castling.sort_by_key(|c| c.is_ascii_lowercase());
+        let castling: String = castling.into_iter().collect();
+        let en_passant: String = fields[3]
+            .chars()
+            .map(|c| match c {
+                '3' => '6',
+                '6' => '3',
+                c => c,
+            })
+            .collect();
+        let fen = format!("{placement} {side} {castling} {en_passant} {} {}", fields[4], fields[5]);
+        // Chess960's reading takes standard castling fields too.
+        Board::parse_fen(&fen, true).expect("the mirror of a valid position is valid")
+    }
+}
+
+impl Board {
     /// The FEN castling field: X-FEN, which is the standard field in standard chess (`KQkq`
     /// for the outermost rooks, the file letter for an inner one in Chess960).
     fn castling_field(&self) -> String {
@@ -300,6 +331,25 @@ mod tests {
         ];
         for fen in fens {
             assert_eq!(Board::from_fen(fen).unwrap().to_fen(), fen);
+        }
+    }
+
+    /// The mirror swaps colours and flips ranks in every field, Chess960 castling included,
+    /// and mirroring twice gives the position back.
+    #[test]
+    fn mirrored_positions() {
+        let cases = [
+            (
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+                "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1",
+            ),
+            ("r3k3/8/8/8/8/8/8/4K2R b Kq - 17 93", "4k2r/8/8/8/8/8/8/R3K3 w Qk - 17 93"),
+            ("rr2k3/8/8/8/8/8/8/4K1RR w Gb - 0 1", "4k1rr/8/8/8/8/8/8/RR2K3 b Bg - 0 1"),
+        ];
+        for (fen, mirror) in cases {
+            let board = Board::parse_fen(fen, true).unwrap();
+            assert_eq!(board.mirrored().to_fen(), mirror);
+            assert_eq!(board.mirrored().mirrored().to_fen(), fen);
         }
     }
 

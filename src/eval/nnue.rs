@@ -703,19 +703,6 @@ mod tests {
     use crate::movegen::legal_moves;
     use std::collections::HashSet;
 
-    fn suite_boards() -> Vec<Board> {
-        [
-            include_str!("../../perft/standard.epd"),
-            include_str!("../../perft/random.epd"),
-            include_str!("../../perft/chess960.epd"),
-        ]
-        .iter()
-        .flat_map(|suite| suite.lines())
-        .filter_map(|line| crate::perft::parse_suite_line(line).unwrap())
-        .map(|entry| Board::from_fen(&entry.fen).unwrap())
-        .collect()
-    }
-
     /// The shapes the tests try: the built-in network's (no king buckets, one output), and
     /// one with a king bucket boundary of every kind (see `quartered`) and eight outputs.
     fn shapes() -> [Shape; 2] {
@@ -767,7 +754,7 @@ mod tests {
             let mut random = xorshift(0x1234_5678);
             let (mut checked, mut refreshes) = (0, 0);
             let mut kinds = [0; 4]; // quiet, capture, castling, promotion
-            for mut board in suite_boards() {
+            for mut board in crate::perft::suite_boards() {
                 let mut stack = vec![Accumulator::new(&net, &board)];
                 let mut nulls = Vec::new();
                 for _ in 0..200 {
@@ -898,7 +885,7 @@ mod tests {
     fn accumulators_from_pieces_match_the_board() {
         for shape in shapes() {
             let net = random_network_of(shape, 13);
-            for board in suite_boards() {
+            for board in crate::perft::suite_boards() {
                 let pieces = Square::all().map(|sq| (sq, board.piece_at(sq))).filter(|(_, p)| !p.is_empty());
                 assert_eq!(Accumulator::from_pieces(&net, pieces), Accumulator::new(&net, &board));
             }
@@ -906,22 +893,15 @@ mod tests {
     }
 
     /// Mirroring the board and swapping colours swaps the two views, so the evaluation, from
-    /// the side to move's view, stays the same.
+    /// the side to move's view, stays the same, over the positions of every perft suite.
     #[test]
     fn evaluation_is_colour_symmetric() {
-        let pairs = [
-            (
-                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-                "r3k2r/pppbbppp/2n2q1P/1P2p3/3pn3/BN2PNP1/P1PPQPB1/R3K2R b KQkq - 0 1",
-            ),
-            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "8/4p1p1/8/1r3P1K/kp5R/3P4/2P5/8 b - - 0 1"),
-        ];
         for shape in shapes() {
             let net = random_network_of(Shape { activation: Activation::CReLU, ..shape }, 3);
-            for (a, b) in pairs {
-                let (a, b) = (Board::from_fen(a).unwrap(), Board::from_fen(b).unwrap());
-                assert_eq!(net.evaluate(&a), net.evaluate(&b));
-                assert_ne!(net.evaluate(&a), 0);
+            for board in crate::perft::suite_boards() {
+                let mirror = board.mirrored();
+                assert_eq!(net.evaluate(&board), net.evaluate(&mirror), "{}", board.to_fen());
+                assert_ne!(net.evaluate(&board), 0, "{}", board.to_fen());
             }
         }
     }
@@ -933,7 +913,7 @@ mod tests {
         for shape in shapes() {
             for activation in [Activation::CReLU, Activation::SCReLU] {
                 let net = random_network_of(Shape { activation, ..shape }, 11);
-                for board in suite_boards() {
+                for board in crate::perft::suite_boards() {
                     let acc = Accumulator::new(&net, &board);
                     let stm = board.side_to_move();
                     let bucket = (board.piece_count() - 2) * shape.output_buckets / 32;
