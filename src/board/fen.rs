@@ -252,18 +252,20 @@ pub fn placement(letter: impl Fn(Square) -> Option<char>) -> String {
 impl Board {
     /// The same position with the colours swapped and the ranks flipped, the side to move
     /// too: a symmetric evaluation scores it as it scores this one. Tests build it from the
-    /// FEN's fields, so that it needs no more of the board than a FEN does.
+    /// FEN's text, so that it needs no more of the board than a FEN does.
     #[cfg(test)]
     pub fn mirrored(&self) -> Board {
-        let swap = |c: char| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() };
+        let swap_case = |text: &str| -> String {
+            text.chars()
+                .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
+                .collect()
+        };
         let fen = self.to_fen();
         let fields: Vec<&str> = fen.split(' ').collect();
-        let placement = placement(|sq| {
-            let piece = self.piece_at(Square::new(sq.file(), 7 - sq.rank()));
-            (!piece.is_empty()).then(|| swap(piece.letter()))
-        });
+        let placement: Vec<String> = fields[0].split('/').rev().map(swap_case).collect();
         let side = if fields[1] == "w" { "b" } else { "w" };
-        let mut castling: Vec<char> = fields[2].chars().map(swap).collect();
+        // White's rights come first in a castling field.
+        let mut castling: Vec<char> = swap_case(fields[2]).chars().collect();
         castling.sort_by_key(|c| c.is_ascii_lowercase());
         let castling: String = castling.into_iter().collect();
         let en_passant: String = fields[3]
@@ -274,7 +276,7 @@ impl Board {
                 c => c,
             })
             .collect();
-        let fen = format!("{placement} {side} {castling} {en_passant} {} {}", fields[4], fields[5]);
+        let fen = format!("{} {side} {castling} {en_passant} {} {}", placement.join("/"), fields[4], fields[5]);
         // Chess960's reading takes standard castling fields too.
         Board::parse_fen(&fen, true).expect("the mirror of a valid position is valid")
     }

@@ -896,12 +896,13 @@ mod tests {
     /// the side to move's view, stays the same, over the positions of every perft suite.
     #[test]
     fn evaluation_is_colour_symmetric() {
+        let boards = crate::perft::suite_boards();
         for shape in shapes() {
             let net = random_network_of(Shape { activation: Activation::CReLU, ..shape }, 3);
-            for board in crate::perft::suite_boards() {
-                let mirror = board.mirrored();
-                assert_eq!(net.evaluate(&board), net.evaluate(&mirror), "{}", board.to_fen());
-                assert_ne!(net.evaluate(&board), 0, "{}", board.to_fen());
+            for board in &boards {
+                let score = net.evaluate(board);
+                assert_eq!(score, net.evaluate(&board.mirrored()), "{}", board.to_fen());
+                assert_ne!(score, 0, "{}", board.to_fen());
             }
         }
     }
