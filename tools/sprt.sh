@@ -13,6 +13,9 @@
 # one engine UCI options ("name=value ...", no spaces in a name): with an `spsa` build as both
 # engines, a change of the search's constants is tested without building anything, e.g.
 #   NEW_OPTIONS="lmr_cut_node=1" tools/sprt.sh target/release/sentinel target/release/sentinel
+# TC `nodes=N` plays every move to N nodes with no clock: several times cheaper than a clock
+# game of the same depth, and a fair first test between two networks of the same speed (a
+# clock decides once speed differs).
 set -eu
 new=$(realpath "$1")
 base=$(realpath "$2")
@@ -26,6 +29,10 @@ openings=$(realpath "${OPENINGS:-$here/../shared/data/openings.fen}")
 fastchess=${FASTCHESS:-$(command -v fastchess || echo "$HOME/sentinel-data/tools/fastchess/fastchess")}
 mkdir -p "$out"
 out=$(realpath "$out")
+case $tc in
+nodes=*) limit="tc=inf $tc" ;;
+*) limit="tc=$tc" ;;
+esac
 # fastchess writes its config.json into the working folder: keep it with the games.
 cd "$out"
 sprt="-sprt elo0=$elo0 elo1=$elo1 alpha=0.05 beta=0.05 model=logistic"
@@ -43,7 +50,7 @@ name="$new_name-vs-$base_name-$tc"
 exec "$fastchess" \
     -engine cmd="$new" name="$new_name" $(options "${NEW_OPTIONS:-}") \
     -engine cmd="$base" name="$base_name" $(options "${BASE_OPTIONS:-}") \
-    -each tc="$tc" option.Threads=1 option.Hash=16 \
+    -each $limit option.Threads=1 option.Hash=16 \
     -openings file="$openings" format=epd order=random \
     -rounds "$rounds" -repeat -concurrency 2 -recover \
     $sprt $adjudicate \
