@@ -22,11 +22,13 @@ if [ ! -x "$profdata" ]; then
     exit 1
 fi
 features=${FEATURES:-}
+# No word with no features: the default build stays exactly `cargo build --release`.
+feature_flag=${features:+--features=$features}
 profiles=$here/target/pgo/profiles
 rm -rf "$profiles"
 mkdir -p "$profiles"
 # Separate target folders keep the three builds from rebuilding one another.
-RUSTFLAGS="-Cprofile-generate=$profiles" cargo build --release --features "$features" --target-dir target/pgo/generate
+RUSTFLAGS="-Cprofile-generate=$profiles" cargo build --release $feature_flag --target-dir target/pgo/generate
 instrumented=target/pgo/generate/release/sentinel
 "$instrumented" bench >/dev/null 2>&1
 "$instrumented" perft startpos 6 >/dev/null
@@ -40,7 +42,7 @@ case ",$features," in
     ;;
 esac
 "$profdata" merge -o "$profiles/merged.profdata" "$profiles"
-RUSTFLAGS="-Cprofile-use=$profiles/merged.profdata" cargo build --release --features "$features" --target-dir target/pgo/use
+RUSTFLAGS="-Cprofile-use=$profiles/merged.profdata" cargo build --release $feature_flag --target-dir target/pgo/use
 mkdir -p "$(dirname "$out")"
 cp target/pgo/use/release/sentinel "$out"
 echo "$out"

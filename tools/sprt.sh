@@ -13,9 +13,9 @@
 # one engine UCI options ("name=value ...", no spaces in a name): with an `spsa` build as both
 # engines, a change of the search's constants is tested without building anything, e.g.
 #   NEW_OPTIONS="lmr_cut_node=1" tools/sprt.sh target/release/sentinel target/release/sentinel
-# TC `nodes=N` plays every move to N nodes with no clock: several times cheaper than a clock
-# game of the same depth, and a fair first test between two networks of the same speed (a
-# clock decides once speed differs).
+# TC `nodes=N` plays every move to N nodes with no clock: at 20,000 several times the games an
+# hour of 8+0.08, and a fair first test between two networks of the same speed (a clock
+# decides once speed differs).
 set -eu
 new=$(realpath "$1")
 base=$(realpath "$2")
