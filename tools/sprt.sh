@@ -43,8 +43,10 @@ adjudicate=
 options() {
     for option in $1; do printf ' option.%s' "$option"; done
 }
-new_name="$(basename "$new")$(echo "${NEW_OPTIONS:-}" | tr ' =' '-_' | sed 's/^./+&/')"
-base_name="$(basename "$base")$(echo "${BASE_OPTIONS:-}" | tr ' =' '-_' | sed 's/^./+&/')"
+# An option's value may be a path (EvalFile=...): no slash may reach the PGN's file name.
+label() { echo "${1:-}" | tr ' =/' '-__' | sed 's/^./+&/'; }
+new_name="$(basename "$new")$(label "${NEW_OPTIONS:-}")"
+base_name="$(basename "$base")$(label "${BASE_OPTIONS:-}")"
 name="$new_name-vs-$base_name-$tc"
 # shellcheck disable=SC2046,SC2086 # the options are words by design
 exec "$fastchess" \
