@@ -616,6 +616,30 @@ mod tests {
         moves
     }
 
+    /// The search fetches the table's entry for `key_after(mv)` before playing the move: for
+    /// every move that is not castling, a promotion or en passant and leaves the castling rights
+    /// and the en passant square as they were, that is exactly the key the move gives. (Of the
+    /// suites' moves, most are such moves.)
+    #[test]
+    fn key_after_predicts_the_key_of_plain_moves() {
+        let (mut plain, mut all) = (0, 0);
+        for mut board in crate::perft::suite_boards() {
+            for mv in legal_moves(&board).iter() {
+                let predicted = board.key_after(mv);
+                let (rights, passant) = (board.castling_rights(), board.en_passant());
+                board.make_move(mv);
+                let special = mv.is_castle() || mv.is_promotion() || mv.is_en_passant();
+                if !special && rights == board.castling_rights() && passant == board.en_passant() {
+                    assert_eq!(predicted, board.key(), "{mv}, which led to {}", board.to_fen());
+                    plain += 1;
+                }
+                all += 1;
+                board.unmake_move();
+            }
+        }
+        assert!(plain * 2 > all, "{plain} plain moves of {all}");
+    }
+
     #[test]
     fn noisy_and_quiet_partition_all_moves() {
         let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";

@@ -1020,6 +1020,8 @@ impl<'a> Worker<'a> {
     /// the evaluation, the stack's record of the line) is kept in one place.
     #[inline(always)]
     fn make_move(&mut self, mv: Move, ply: usize) {
+        // First, so that the fetch overlaps the work below: the child probes the table at once.
+        self.tt.prefetch(self.board.key_after(mv));
         self.stack[ply].current_move = mv;
         self.stack[ply].piece_to = PieceTo::of(&self.board, mv);
         self.state.evaluator.push(&self.board, mv);
@@ -1035,8 +1037,9 @@ impl<'a> Worker<'a> {
     fn make_null_move(&mut self, ply: usize) {
         self.stack[ply].current_move = Move::NONE;
         self.stack[ply].piece_to = PieceTo::NONE;
-        self.state.evaluator.push_null();
         self.board.make_null_move();
+        self.tt.prefetch(self.board.key());
+        self.state.evaluator.push_null();
     }
 
     fn unmake_null_move(&mut self) {
