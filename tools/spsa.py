@@ -2,7 +2,7 @@
 """Tunes the search's constants with SPSA, playing the games with fastchess.
 
 Usage: tools/spsa.py ENGINE [--params a,b,...] [--iterations N] [--pairs P] [--tc TC]
-                     [--state FILE] [--openings FILE]
+                     [--concurrency N] [--state FILE] [--openings FILE]
 
 ENGINE is a build with the `spsa` feature (`cargo build --release --features spsa`), which
 lists every tunable of src/search/params.rs as a UCI spin option. Each iteration moves every
@@ -11,7 +11,9 @@ one opening each) between the two variations, and steps the parameters along the
 OpenBench's SPSA does: c_k = c_end (N / k)^0.101 with c_end the parameter's step, a_k = a / (A +
 k)^0.602 with A a tenth of N and a set so that the last step is r_end = 0.002 of c_end^2 per
 game. The state is written to --state after every iteration, so a stopped run continues where
-it was; the current values are printed as lines to paste into params.rs.
+it was; the current values are printed as lines to paste into params.rs. A TC of `nodes=N`
+gives every move N nodes and no clock: several times the games of a clock, and the same tree
+for the same values, but the time-management tunables then mean nothing.
 
 Why our own driver: OpenBench (the framework most engines tune with) builds every engine it
 tests from a commit of a public GitHub repository (its server accepts only api.github.com
@@ -57,7 +59,7 @@ def fastchess():
     return "fastchess"
 
 
-def play(engine, plus, minus, pairs, tc, openings):
+def play(engine, plus, minus, pairs, tc, openings, concurrency):
     """Plays `pairs` game pairs between the two settings; the plus side's points less the
     minus side's."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,9 +68,10 @@ def play(engine, plus, minus, pairs, tc, openings):
         for name, values in (("plus", plus), ("minus", minus)):
             cmd += ["-engine", f"cmd={engine}", f"name={name}"]
             cmd += [f"option.{k}={v}" for k, v in values.items()]
-        cmd += ["-each", f"tc={tc}", "option.Threads=1", "option.Hash=16",
+        limit = ["tc=inf", tc] if tc.startswith("nodes=") else [f"tc={tc}"]
+        cmd += ["-each", *limit, "option.Threads=1", "option.Hash=16",
                 "-openings", f"file={openings}", "format=epd", "order=random", f"start={random.randint(1, 400)}",
-                "-rounds", str(pairs), "-repeat", "-concurrency", "2", "-recover",
+                "-rounds", str(pairs), "-repeat", "-concurrency", str(concurrency), "-recover",
                 "-pgnout", f"file={pgn}"]
         # In the temporary folder: fastchess leaves its config.json where it runs.
         subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
@@ -86,7 +89,8 @@ def main():
     ap.add_argument("--params", help="comma-separated names (default: all)")
     ap.add_argument("--iterations", type=int, default=2000)
     ap.add_argument("--pairs", type=int, default=2)
-    ap.add_argument("--tc", default="4+0.04")
+    ap.add_argument("--tc", default="4+0.04", help="a clock such as 4+0.04, or nodes=N")
+    ap.add_argument("--concurrency", type=int, default=2, help="games at once")
     ap.add_argument("--state", default=os.path.expanduser("~/sentinel-data/spsa-state.json"))
     ap.add_argument("--openings", default=os.path.join(HERE, "..", "..", "shared", "data", "openings.fen"))
     args = ap.parse_args()
@@ -114,7 +118,7 @@ def main():
             theta = state["theta"][n]
             plus[n] = int(round(min(hi, max(lo, theta + c_k * deltas[n]))))
             minus[n] = int(round(min(hi, max(lo, theta - c_k * deltas[n]))))
-        result = play(args.engine, plus, minus, args.pairs, args.tc, args.openings)
+        result = play(args.engine, plus, minus, args.pairs, args.tc, args.openings, args.concurrency)
         for n in names:
             _, lo, hi = spins[n]
             c_k = c[n]
