@@ -9,9 +9,15 @@ lists every tunable of src/search/params.rs as a UCI spin option. Each iteration
 chosen parameter at once by +-c_k (one random sign each), plays P game pairs (both colours of
 one opening each) between the two variations, and steps the parameters along the result, as
 OpenBench's SPSA does: c_k = c_end (N / k)^0.101 with c_end the parameter's step, a_k = a / (A +
-k)^0.602 with A a tenth of N and a set so that the last step is r_end = 0.002 of c_end^2 per
-game. The state is written to --state after every iteration, so a stopped run continues where
-it was; the current values are printed as lines to paste into params.rs. A TC of `nodes=N`
+k)^0.602 with A a tenth of N and a set so that the last step is r_end (--rate, OpenBench's 0.002)
+of c_end^2 per game. The state, with the settings that shape the schedule, is written to
+--state after every iteration, so a stopped run continues where it was (with the same settings,
+or it refuses); the current values are printed as lines to paste into params.rs.
+
+OpenBench's rate assumes tens of thousands of games: at 0.002 a parameter moves about 0.002 of a
+step per game of signal, so in the few thousand games a session of this machine plays, nothing
+moves by as much as a step (1,744 games over 16 parameters: the largest move 0.4 of a step).
+A short run needs a larger --rate, and more of its movement is then noise. A TC of `nodes=N`
 gives every move N nodes and no clock: several times the games of a clock, and the same tree
 for the same values, but the time-management tunables then mean nothing.
 
@@ -32,7 +38,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ALPHA, GAMMA, R_END = 0.602, 0.101, 0.002
+ALPHA, GAMMA = 0.602, 0.101
 
 
 def tunables(engine):
@@ -91,6 +97,7 @@ def main():
     ap.add_argument("--pairs", type=int, default=2)
     ap.add_argument("--tc", default="4+0.04", help="a clock such as 4+0.04, or nodes=N")
     ap.add_argument("--concurrency", type=int, default=2, help="games at once")
+    ap.add_argument("--rate", type=float, default=0.002, help="r_end: the last step per game, in c_end^2")
     ap.add_argument("--state", default=os.path.expanduser("~/sentinel-data/spsa-state.json"))
     ap.add_argument("--openings", default=os.path.join(HERE, "..", "..", "shared", "data", "openings.fen"))
     args = ap.parse_args()
@@ -103,9 +110,16 @@ def main():
     missing = [n for n in names if n not in spins or n not in step]
     if missing:
         sys.exit(f"not tunables of this engine: {', '.join(missing)}")
-    state = {"k": 0, "theta": {n: float(spins[n][0]) for n in names}}
+    settings = {"iterations": args.iterations, "rate": args.rate, "pairs": args.pairs, "tc": args.tc,
+                "params": names}
+    state = {"k": 0, "settings": settings, "theta": {n: float(spins[n][0]) for n in names}}
     if os.path.exists(args.state):
         state = json.load(open(args.state))
+        differ = [f"{k}: {v} in the state, {settings.get(k)} asked" for k, v in state.get("settings", {}).items()
+                  if settings.get(k) != v]
+        if differ or "settings" not in state:
+            sys.exit(f"{args.state} is a run with other settings ({'; '.join(differ) or 'none recorded'}): "
+                     "give its settings, or another --state")
     n_total = args.iterations
     big_a = n_total / 10
     while state["k"] < n_total:
@@ -122,7 +136,7 @@ def main():
         for n in names:
             _, lo, hi = spins[n]
             c_k = c[n]
-            a_end = R_END * step[n] ** 2
+            a_end = args.rate * step[n] ** 2
             a = a_end * (big_a + n_total) ** ALPHA
             a_k = a / (big_a + k) ** ALPHA
             r_k = a_k / c_k ** 2
