@@ -601,17 +601,6 @@ impl<'a> Worker<'a> {
         }
 
         if !pv_node && !in_check && excluded == Move::NONE {
-            // Razoring: so far below alpha that only captures could help; if they do not,
-            // the node fails low.
-            if depth <= self.params.razor_max_depth()
-                && eval + self.params.razor_margin() * depth < alpha
-                && alpha.abs() < TB_WIN_BOUND
-            {
-                let score = self.quiescence(alpha, alpha + 1, ply);
-                if score <= alpha {
-                    return score;
-                }
-            }
             // Reverse futility pruning: far enough above beta that a shallow search will not
             // bring the score back down.
             if depth <= self.params.rfp_max_depth()
@@ -924,8 +913,6 @@ impl<'a> Worker<'a> {
             Singularity::MultiCut(singular_beta)
         } else if score >= beta {
             Singularity::Extend(-self.params.se_negative_tt())
-        } else if node.cut {
-            Singularity::Extend(-self.params.se_negative_cut())
         } else {
             Singularity::Extend(0)
         }

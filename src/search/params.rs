@@ -59,11 +59,6 @@ tunables! {
     aspiration_delta = 20, 8..=50, 3;
     /// From which depth the aspiration window narrows.
     aspiration_min_depth = 5, 2..=8, 1;
-    /// Razoring: up to this depth, a node whose evaluation lies `razor_margin` per ply below
-    /// alpha is tried with quiescence alone.
-    razor_max_depth = 0, 0..=6, 1;
-    /// Razoring's margin per ply.
-    razor_margin = 250, 100..=500, 20;
     /// Reverse futility pruning: up to this depth.
     rfp_max_depth = 8, 4..=12, 1;
     /// Reverse futility pruning's margin per ply.
@@ -97,8 +92,6 @@ tunables! {
     /// A table move that is not singular but whose score beats beta is searched this many
     /// plies shallower.
     se_negative_tt = 0, 0..=3, 1;
-    /// A table move that is not singular at a cut node is searched this many plies shallower.
-    se_negative_cut = 0, 0..=2, 1;
     /// At most this many double extensions on one line.
     se_max_doubles = 0, 0..=12, 1;
     /// Shallow exchange pruning applies up to this depth.
