@@ -142,7 +142,10 @@ def main():
             r_k = a_k / c_k ** 2
             state["theta"][n] = min(hi, max(lo, state["theta"][n] + r_k * c_k * result * deltas[n]))
         state["k"] = k
-        json.dump(state, open(args.state, "w"), indent=1)
+        # Written aside and renamed: a run killed mid-write keeps its last whole state.
+        with open(args.state + ".tmp", "w") as f:
+            json.dump(state, f, indent=1)
+        os.replace(args.state + ".tmp", args.state)
         if k % 10 == 0 or k == n_total:
             print(f"iteration {k}/{n_total}, last result {result:+.1f}", flush=True)
             for n in names:
