@@ -60,7 +60,7 @@ pub fn embedded() -> Arc<Network> {
 
 /// Neurons in the hidden layer (per side): fixed at build time so that the accumulators are
 /// arrays the vector loops know the length of.
-pub const HIDDEN: usize = 256;
+pub const HIDDEN: usize = 512;
 /// The quantised value of 1.0 in the accumulators: activations are clamped to [0, QA].
 pub const QA: i32 = 255;
 /// The quantised value of 1.0 in the output weights.
@@ -947,9 +947,9 @@ mod tests {
         let start = eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let without_black_queen = eval("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let middlegame = eval("r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7");
-        assert_eq!((start, without_black_queen, middlegame), (30, 1656, 13));
+        assert_eq!((start, without_black_queen, middlegame), (36, 1846, 21));
         assert!(start.abs() < 100 && without_black_queen > 500);
-        assert_eq!(*net.shape(), Shape { output_buckets: 8, ..Shape::plain(256, Activation::SCReLU) });
+        assert_eq!(*net.shape(), Shape { output_buckets: 8, ..Shape::plain(512, Activation::SCReLU) });
     }
 
     #[test]
@@ -992,7 +992,8 @@ mod tests {
         assert_eq!(Network::from_bytes(b"PK\x03\x04 a zip file").err(), Some(NetError::BadMagic));
         assert_eq!(with(8, &1u32.to_le_bytes()), Some(NetError::Version { found: 1 }));
         // The shape: hidden size, activation, output buckets, mirroring, king buckets.
-        assert_eq!(with(12, &512u32.to_le_bytes()), Some(NetError::HiddenSize { found: 512 }));
+        let other = 2 * HIDDEN;
+        assert_eq!(with(12, &(other as u32).to_le_bytes()), Some(NetError::HiddenSize { found: other }));
         assert_eq!(with(16, &7u32.to_le_bytes()), Some(NetError::Activation { found: 7 }));
         assert_eq!(with(20, &17u32.to_le_bytes()), Some(NetError::OutputBuckets { found: 17 }));
         assert_eq!(with(24, &2u32.to_le_bytes()), Some(NetError::Mirroring { found: 2 }));
@@ -1013,7 +1014,7 @@ mod tests {
         let mut long = good.clone();
         long.push(0);
         assert_eq!(Network::from_bytes(&long).err(), Some(NetError::TooLong { expected: size, got: size + 1 }));
-        let message = NetError::HiddenSize { found: 512 }.to_string();
-        assert_eq!(message, "network has 512 hidden neurons; this build is made for 256");
+        let message = NetError::HiddenSize { found: 1024 }.to_string();
+        assert_eq!(message, format!("network has 1024 hidden neurons; this build is made for {HIDDEN}"));
     }
 }

@@ -768,7 +768,7 @@ mod tests {
         assert!(none.differences(&shape).is_empty());
         let same = ShapeChoice { output_buckets: Some(8), kings: Some(quartered()), ..none };
         assert!(same.differences(&shape).is_empty());
-        let other = ShapeChoice { hidden: Some(512), kings: Some(KingBuckets::NONE), ..same };
+        let other = ShapeChoice { hidden: Some(2 * HIDDEN), kings: Some(KingBuckets::NONE), ..same };
         assert_eq!(other.differences(&shape), ["hidden size", "king buckets"]);
     }
 
