@@ -366,7 +366,7 @@ impl Engine {
         } else {
             let error = |reason: String| EngineError::Network { path: path.clone(), reason };
             let bytes = read_limited(&path, nnue::MAX_FILE_SIZE as u64).map_err(error)?;
-            Arc::new(Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?)
+            Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?
         };
         self.searcher.set_evaluation(if use_nnue { Evaluation::Network(network) } else { Evaluation::HandCrafted });
         self.settings.use_nnue = use_nnue;

@@ -1190,7 +1190,7 @@ fn reported_score(score: i32) -> Score {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, mpsc};
+    use std::sync::mpsc;
 
     fn search(fen: &str, limits: Limits) -> (Vec<Info>, Option<Move>) {
         search_with_threads(fen, limits, 1)
@@ -1222,27 +1222,38 @@ mod tests {
         Limits { depth: Some(d), ..Limits::default() }
     }
 
-    /// With a network, every move and null move of the search updates the accumulators; the
-    /// search checks them against fresh ones as it goes (debug assertions, on in tests) over
-    /// positions with castling, en passant and promotions.
+    /// A random network of each width this build reads, the built-in network's shape otherwise.
+    fn random_networks(seed: u64) -> impl Iterator<Item = Evaluation> {
+        use crate::eval::nnue::{Activation, Shape, WIDTHS, random_network_of};
+        WIDTHS
+            .map(|hidden| {
+                let shape = Shape { output_buckets: 8, ..Shape::plain(hidden, Activation::SCReLU) };
+                Evaluation::Network(random_network_of(shape, seed))
+            })
+            .into_iter()
+    }
+
+    /// With a network of either width, every move and null move of the search updates the
+    /// accumulators; the search checks them against fresh ones as it goes (debug assertions,
+    /// on in tests) over positions with castling, en passant and promotions.
     #[test]
     fn network_accumulators_follow_the_search() {
-        let network = Arc::new(crate::eval::nnue::random_network(crate::eval::nnue::Activation::SCReLU, 7));
-        for fen in &crate::bench::POSITIONS[8..12] {
-            let mut searcher = Searcher::new(4);
-            searcher.set_evaluation(Evaluation::Network(Arc::clone(&network)));
-            let (infos, best) = run(&mut searcher, fen, depth(6));
-            assert!(best.is_some() && !infos.is_empty(), "{fen}");
+        for network in random_networks(7) {
+            for fen in &crate::bench::POSITIONS[8..12] {
+                let mut searcher = Searcher::new(4);
+                searcher.set_evaluation(network.clone());
+                let (infos, best) = run(&mut searcher, fen, depth(6));
+                assert!(best.is_some() && !infos.is_empty(), "{fen}");
+            }
         }
     }
 
-    /// The same search threads serve either evaluation in turn: switching to the hand-crafted
-    /// evaluation and back gives the search a fresh network's search gives, node for node, and
-    /// the two evaluations search differently.
+    /// The same search threads serve every evaluation in turn: switching to the hand-crafted
+    /// evaluation and to a network of the other width, and back, gives the search a fresh
+    /// network's search gives, node for node, and the three evaluations search differently.
     #[test]
-    fn one_evaluator_serves_both_evaluations() {
-        let network =
-            Evaluation::Network(Arc::new(crate::eval::nnue::random_network(crate::eval::nnue::Activation::SCReLU, 3)));
+    fn one_evaluator_serves_every_evaluation() {
+        let [other_width, network] = random_networks(3).collect::<Vec<_>>().try_into().unwrap();
         let fen = crate::bench::POSITIONS[3];
         let summary = |(infos, best): (Vec<Info>, Option<Move>)| {
             let last = infos.last().unwrap();
@@ -1257,9 +1268,13 @@ mod tests {
         run(&mut switched, crate::bench::POSITIONS[5], depth(5));
         switched.set_evaluation(Evaluation::HandCrafted);
         let hand_crafted = summary(run(&mut switched, fen, depth(7)));
+        switched.set_evaluation(other_width);
+        let narrow = summary(run(&mut switched, fen, depth(7)));
         switched.set_evaluation(network);
         assert_eq!(summary(run(&mut switched, fen, depth(7))), expected);
         assert_ne!(hand_crafted, expected);
+        assert_ne!(narrow, expected);
+        assert_ne!(narrow, hand_crafted);
     }
 
     /// The time a move deserves grows while the search struggles: a best move that keeps

@@ -13,7 +13,6 @@ use crate::board::Board;
 use crate::eval::Evaluation;
 use crate::eval::nnue::{Activation, KingBuckets, MAX_OUTPUT_BUCKETS, Network};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The tuning subcommands, part of the main command line when the feature is on.
@@ -238,10 +237,10 @@ fn parse_king_buckets(text: &str) -> Result<KingBuckets, String> {
 
 /// The network in the file at `path` (`builtin`: the one built into the binary), or why it
 /// cannot be used.
-fn read_network(path: &Path) -> Result<Arc<Network>, String> {
+fn read_network(path: &Path) -> Result<Network, String> {
     if path.to_str() == Some("builtin") {
         return Ok(crate::eval::nnue::embedded());
     }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Network::from_bytes(&bytes).map(Arc::new).map_err(|e| format!("{}: {e}", path.display()))
+    Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }

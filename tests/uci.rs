@@ -610,12 +610,11 @@ fn bucketed_network(hidden: usize) -> Vec<u8> {
 }
 
 /// `EvalFile` takes a network of any shape this build evaluates (here with king buckets and
-/// output buckets) and evaluates with it; a file of another hidden size, a truncated one and
-/// one with a bad header are each reported with what is wrong, and the network in use stays.
+/// output buckets, 256 and then 512 neurons wide) and evaluates with it; a file of another
+/// hidden size, a truncated one and one with a bad header are each reported with what is
+/// wrong, and the network in use stays.
 #[test]
 fn eval_file_takes_every_shape_this_build_reads_and_keeps_its_network_otherwise() {
-    let builtin = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/src/eval/network.nnue")).unwrap();
-    let hidden = u32::from_le_bytes(builtin[12..16].try_into().unwrap()) as usize;
     let write = |name: &str, bytes: &[u8]| {
         let path = std::env::temp_dir().join(format!("sentinel-{}-{name}.nnue", std::process::id()));
         std::fs::write(&path, bytes).unwrap();
@@ -623,21 +622,25 @@ fn eval_file_takes_every_shape_this_build_reads_and_keeps_its_network_otherwise(
     };
     let mut engine = Engine::uci();
     let network = depth_one_score(&mut engine);
-    let bucketed = bucketed_network(hidden);
-    engine.send(&format!("setoption name EvalFile value {}", write("bucketed", &bucketed)));
-    ready_without_errors(&mut engine);
-    let score = depth_one_score(&mut engine);
-    engine.check(score != network, &format!("the bucketed network scores as the built-in one: {score}"));
+    let mut scores = vec![network.clone()];
+    for hidden in [256, 512] {
+        let path = write(&format!("bucketed-{hidden}"), &bucketed_network(hidden));
+        engine.send(&format!("setoption name EvalFile value {path}"));
+        ready_without_errors(&mut engine);
+        let score = depth_one_score(&mut engine);
+        engine.check(!scores.contains(&score), &format!("the {hidden}-wide network scores as one before it: {score}"));
+        scores.push(score);
+    }
+    let (bucketed, score) = (bucketed_network(512), scores[2].clone());
 
-    let mut wider = bucketed.clone();
-    wider[12..16].copy_from_slice(&(2 * hidden as u32).to_le_bytes());
-    let reason = format!("{} hidden neurons; this build is made for {hidden}", 2 * hidden);
+    let mut odd = bucketed.clone();
+    odd[12..16].copy_from_slice(&384u32.to_le_bytes());
     let mut old = bucketed.clone();
     old[8] = 7;
     let mut lopsided = bucketed.clone();
     lopsided[28 + 6] = 0;
     let refused = [
-        ("wider", &wider[..], reason.as_str()),
+        ("odd", &odd[..], "384 hidden neurons; this build reads 256 or 512"),
         ("truncated", &bucketed[..bucketed.len() - 1000], "truncated: expected"),
         ("old", &old[..], "network format version 7"),
         ("lopsided", &lopsided[..], "king buckets are mirrored but b1 is not in its mirror square's bucket"),

@@ -5,10 +5,10 @@
 //! Architecture: each side sees the board from its own end (flipped top to bottom for Black)
 //! as binary inputs, one per (own or enemy piece, kind, square) in the block of its king's
 //! bucket (`shape`: the king's square picks one of the network's blocks of 768 inputs, and
-//! with mirroring a king on files e-h sees the board reflected). One shared layer of `HIDDEN`
-//! neurons turns each side's inputs into an accumulator; the output is the activated side to
-//! move's accumulator followed by the other side's, times the output weights of the position's
-//! output bucket (chosen by the number of pieces), plus that bucket's bias, scaled to
+//! with mirroring a king on files e-h sees the board reflected). One shared layer of H neurons
+//! (one of `WIDTHS`) turns each side's inputs into an accumulator; the output is the activated
+//! side to move's accumulator followed by the other side's, times the output weights of the
+//! position's output bucket (chosen by the number of pieces), plus that bucket's bias, scaled to
 //! centipawns. The activation is CReLU (clamp to [0, 1]) or SCReLU (clamped, then squared).
 //!
 //! Arithmetic is integer: feature weights and biases are i16 scaled by `QA` (1.0 is 255),
@@ -31,7 +31,8 @@
 //! |        | O · 2 · H · 2 | output weights, i16, per output bucket: H for the side to move, then H for the other |
 //! |        | O · 4         | output biases, i32                                               |
 //!
-//! H must be this build's `HIDDEN`; the rest of the shape is read from the file. Version 2
+//! H must be one of `WIDTHS`, the widths this build has code for; the rest of the shape is read
+//! from the file. Version 2
 //! files (a 20-byte header: magic, version, H, activation; one king bucket, one output bucket)
 //! are the shape the first networks had, and still load. Output weights must lie within
 //! ±`MAX_OUTPUT_WEIGHT`, which keeps SCReLU's products in range.
@@ -50,17 +51,22 @@ use std::sync::{Arc, LazyLock};
 
 /// The network built into the binary, made as the README's "Where the network stands" says:
 /// what the engine evaluates with unless `EvalFile` names another.
-pub fn embedded() -> Arc<Network> {
-    static EMBEDDED: LazyLock<Arc<Network>> = LazyLock::new(|| {
+pub fn embedded() -> Network {
+    static EMBEDDED: LazyLock<Network> = LazyLock::new(|| {
         let network = Network::from_bytes(include_bytes!("network.nnue"));
-        Arc::new(network.expect("the built-in network is a file of this build's shape (a test checks it)"))
+        network.expect("the built-in network is a file this build reads (a test checks it)")
     });
-    Arc::clone(&EMBEDDED)
+    EMBEDDED.clone()
 }
 
-/// Neurons in the hidden layer (per side): fixed at build time so that the accumulators are
-/// arrays the vector loops know the length of.
-pub const HIDDEN: usize = 512;
+/// The hidden layer widths (neurons per side) this build reads: nets 4a to 8 are 256 wide,
+/// net 9 (the built-in one) 512. Another width is another variant of `Network`.
+pub const NARROW: usize = 256;
+pub const WIDE: usize = 512;
+pub const WIDTHS: [usize; 2] = [NARROW, WIDE];
+/// The built-in network's width: what the trainer makes unless told otherwise.
+#[cfg(any(test, feature = "tune"))]
+pub const DEFAULT_HIDDEN: usize = WIDE;
 /// The quantised value of 1.0 in the accumulators: activations are clamped to [0, QA].
 pub const QA: i32 = 255;
 /// The quantised value of 1.0 in the output weights.
@@ -80,9 +86,9 @@ pub const HEADER_SIZE: usize = 12 + SHAPE_BYTES;
 const PLAIN_VERSION: u32 = 2;
 const PLAIN_HEADER_SIZE: usize = 20;
 /// The largest network file this build reads: the most king and output buckets a shape may
-/// have at this build's `HIDDEN`.
+/// have at the widest width.
 pub const MAX_FILE_SIZE: usize =
-    HEADER_SIZE + parameter_bytes(MAX_KING_BUCKETS * PIECE_INPUTS, HIDDEN, MAX_OUTPUT_BUCKETS);
+    HEADER_SIZE + parameter_bytes(MAX_KING_BUCKETS * PIECE_INPUTS, WIDE, MAX_OUTPUT_BUCKETS);
 
 /// Bytes of the quantised parameters of a network with `inputs` inputs per side, `hidden`
 /// neurons and `outputs` output buckets.
@@ -114,7 +120,7 @@ impl fmt::Display for NetError {
                 write!(f, "network format version {found}; this build reads versions {PLAIN_VERSION} and {VERSION}")
             }
             NetError::HiddenSize { found } => {
-                write!(f, "network has {found} hidden neurons; this build is made for {HIDDEN}")
+                write!(f, "network has {found} hidden neurons; this build reads {NARROW} or {WIDE}")
             }
             NetError::Activation { found } => write!(f, "unknown activation code {found} (0 CReLU, 1 SCReLU)"),
             NetError::OutputBuckets { found } => {
@@ -142,28 +148,33 @@ impl fmt::Display for NetError {
 
 impl std::error::Error for NetError {}
 
-/// The quantised network's parameters.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Network {
-    shape: Shape,
-    /// One row per input (`shape.inputs()` rows), on the heap.
-    feature_weights: Box<[[i16; HIDDEN]]>,
-    feature_bias: [i16; HIDDEN],
-    /// Per output bucket: `[0]` weighs the side to move's accumulator, `[1]` the other side's.
-    output_weights: Box<[[[i16; HIDDEN]; 2]]>,
-    output_bias: Box<[i32]>,
+/// A network of any width this build reads: cheap to clone, since the parameters are shared.
+/// Each width is a copy of the inference code compiled for it, so that its loops know the
+/// accumulators' length; which copy runs is chosen once, when the evaluator takes the network.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Network {
+    Narrow(Arc<Net<NARROW>>),
+    Wide(Arc<Net<WIDE>>),
 }
 
-impl fmt::Debug for Network {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "Network({}, output biases {:?})", self.shape, self.output_bias)
-    }
+/// `$body` with `$net` bound to the network of whichever width `$network` is (the search's
+/// path chooses once, in the evaluator; this is for the tools and tests).
+#[cfg(any(test, feature = "tune", feature = "fuzz"))]
+macro_rules! by_width {
+    ($network:expr, $net:ident => $body:expr) => {
+        match $network {
+            Network::Narrow($net) => $body,
+            Network::Wide($net) => $body,
+        }
+    };
 }
+#[cfg(feature = "fuzz")]
+pub(crate) use by_width;
 
 impl Network {
     /// A network from its quantised parameters: `feature_weights` row by row
-    /// (`shape.inputs()` × `HIDDEN`), `output_weights` per output bucket the side to move's
-    /// `HIDDEN` then the other side's, one output bias per bucket.
+    /// (`shape.inputs()` × `shape.hidden`), `output_weights` per output bucket the side to
+    /// move's `shape.hidden` then the other side's, one output bias per bucket.
     pub fn from_parts(
         shape: Shape,
         feature_weights: &[i16],
@@ -171,40 +182,12 @@ impl Network {
         output_weights: &[i16],
         output_bias: &[i32],
     ) -> Result<Network, NetError> {
-        if shape.hidden != HIDDEN {
-            return Err(NetError::HiddenSize { found: shape.hidden });
-        }
-        let sizes = [
-            (feature_weights.len(), shape.inputs() * HIDDEN),
-            (feature_bias.len(), HIDDEN),
-            (output_weights.len(), shape.output_buckets * 2 * HIDDEN),
-            (output_bias.len(), shape.output_buckets),
-        ];
-        for (got, expected) in sizes {
-            if got < expected {
-                return Err(NetError::Truncated { expected, got });
-            } else if got > expected {
-                return Err(NetError::TooLong { expected, got });
-            }
-        }
-        if let Some((index, &value)) = output_weights.iter().enumerate().find(|(_, w)| w.abs() > MAX_OUTPUT_WEIGHT) {
-            return Err(NetError::OutputWeight { index, value });
-        }
-        let mut net = Network {
-            shape,
-            feature_weights: vec![[0; HIDDEN]; shape.inputs()].into_boxed_slice(),
-            feature_bias: [0; HIDDEN],
-            output_weights: vec![[[0; HIDDEN]; 2]; shape.output_buckets].into_boxed_slice(),
-            output_bias: output_bias.into(),
-        };
-        for (row, values) in net.feature_weights.iter_mut().zip(feature_weights.chunks_exact(HIDDEN)) {
-            row.copy_from_slice(values);
-        }
-        net.feature_bias.copy_from_slice(feature_bias);
-        for (row, values) in net.output_weights.iter_mut().flatten().zip(output_weights.chunks_exact(HIDDEN)) {
-            row.copy_from_slice(values);
-        }
-        Ok(net)
+        let parts = (feature_weights, feature_bias, output_weights, output_bias);
+        Ok(match shape.hidden {
+            NARROW => Network::Narrow(Arc::new(Net::from_parts(shape, parts)?)),
+            WIDE => Network::Wide(Arc::new(Net::from_parts(shape, parts)?)),
+            found => return Err(NetError::HiddenSize { found }),
+        })
     }
 
     /// Reads a network file (see the module comment for the format).
@@ -230,11 +213,12 @@ impl Network {
             let activation = Activation::from_code(word(16)).ok_or(NetError::Activation { found: word(16) })?;
             Shape::plain(word(12) as usize, activation)
         };
-        if shape.hidden != HIDDEN {
+        // Before any size is worked out from it: a width this build has no code for.
+        if !WIDTHS.contains(&shape.hidden) {
             return Err(NetError::HiddenSize { found: shape.hidden });
         }
-        let outputs = shape.output_buckets;
-        let size = header_size + parameter_bytes(shape.inputs(), HIDDEN, outputs);
+        let (hidden, outputs) = (shape.hidden, shape.output_buckets);
+        let size = header_size + parameter_bytes(shape.inputs(), hidden, outputs);
         if bytes.len() < size {
             return Err(NetError::Truncated { expected: size, got: bytes.len() });
         }
@@ -243,8 +227,8 @@ impl Network {
         }
         let biases_at = size - 4 * outputs;
         let mut words = bytes[header_size..biases_at].chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]]));
-        let feature_weights: Vec<i16> = words.by_ref().take(shape.inputs() * HIDDEN).collect();
-        let feature_bias: Vec<i16> = words.by_ref().take(HIDDEN).collect();
+        let feature_weights: Vec<i16> = words.by_ref().take(shape.inputs() * hidden).collect();
+        let feature_bias: Vec<i16> = words.by_ref().take(hidden).collect();
         let output_weights: Vec<i16> = words.collect();
         let output_bias: Vec<i32> = (biases_at..size).step_by(4).map(|at| word(at) as i32).collect();
         Network::from_parts(shape, &feature_weights, &feature_bias, &output_weights, &output_bias)
@@ -253,7 +237,98 @@ impl Network {
     #[cfg(any(test, feature = "tune"))]
     /// The network as a file (see the module comment for the format).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let size = HEADER_SIZE + parameter_bytes(self.shape.inputs(), HIDDEN, self.shape.output_buckets);
+        by_width!(self, net => net.to_bytes())
+    }
+
+    #[cfg(any(test, feature = "tune"))]
+    pub fn shape(&self) -> &Shape {
+        by_width!(self, net => &net.shape)
+    }
+
+    /// Whether the two are the same network, by address: a file loaded twice makes two.
+    pub fn same_as(&self, other: &Network) -> bool {
+        match (self, other) {
+            (Network::Narrow(a), Network::Narrow(b)) => Arc::ptr_eq(a, b),
+            (Network::Wide(a), Network::Wide(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    #[cfg(any(test, feature = "tune"))]
+    /// The evaluation of `board` for the side to move, computing the accumulators afresh.
+    pub fn evaluate(&self, board: &Board) -> i32 {
+        by_width!(self, net => net.evaluate(board))
+    }
+
+    #[cfg(feature = "tune")]
+    /// The evaluation for `stm` of a position given as its pieces (as the trainer reads them),
+    /// with the output weights of `bucket`.
+    pub fn evaluate_pieces(&self, pieces: impl IntoIterator<Item = (Square, Piece)>, stm: Color, bucket: usize) -> i32 {
+        by_width!(self, net => Accumulator::from_pieces(net, pieces).evaluate(net, stm, bucket))
+    }
+}
+
+/// The quantised parameters of a network `H` neurons wide.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Net<const H: usize> {
+    shape: Shape,
+    /// One row per input (`shape.inputs()` rows), on the heap.
+    feature_weights: Box<[[i16; H]]>,
+    feature_bias: [i16; H],
+    /// Per output bucket: `[0]` weighs the side to move's accumulator, `[1]` the other side's.
+    output_weights: Box<[[[i16; H]; 2]]>,
+    output_bias: Box<[i32]>,
+}
+
+impl<const H: usize> fmt::Debug for Net<H> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "Net({}, output biases {:?})", self.shape, self.output_bias)
+    }
+}
+
+/// A network's quantised parameters as `Network::from_parts` takes them.
+type Parts<'a> = (&'a [i16], &'a [i16], &'a [i16], &'a [i32]);
+
+impl<const H: usize> Net<H> {
+    /// See `Network::from_parts`; `shape.hidden` is `H`.
+    fn from_parts(shape: Shape, parts: Parts) -> Result<Net<H>, NetError> {
+        let (feature_weights, feature_bias, output_weights, output_bias) = parts;
+        let sizes = [
+            (feature_weights.len(), shape.inputs() * H),
+            (feature_bias.len(), H),
+            (output_weights.len(), shape.output_buckets * 2 * H),
+            (output_bias.len(), shape.output_buckets),
+        ];
+        for (got, expected) in sizes {
+            if got < expected {
+                return Err(NetError::Truncated { expected, got });
+            } else if got > expected {
+                return Err(NetError::TooLong { expected, got });
+            }
+        }
+        if let Some((index, &value)) = output_weights.iter().enumerate().find(|(_, w)| w.abs() > MAX_OUTPUT_WEIGHT) {
+            return Err(NetError::OutputWeight { index, value });
+        }
+        let mut net = Net {
+            shape,
+            feature_weights: vec![[0; H]; shape.inputs()].into_boxed_slice(),
+            feature_bias: [0; H],
+            output_weights: vec![[[0; H]; 2]; shape.output_buckets].into_boxed_slice(),
+            output_bias: output_bias.into(),
+        };
+        for (row, values) in net.feature_weights.iter_mut().zip(feature_weights.chunks_exact(H)) {
+            row.copy_from_slice(values);
+        }
+        net.feature_bias.copy_from_slice(feature_bias);
+        for (row, values) in net.output_weights.iter_mut().flatten().zip(output_weights.chunks_exact(H)) {
+            row.copy_from_slice(values);
+        }
+        Ok(net)
+    }
+
+    #[cfg(any(test, feature = "tune"))]
+    fn to_bytes(&self) -> Vec<u8> {
+        let size = HEADER_SIZE + parameter_bytes(self.shape.inputs(), H, self.shape.output_buckets);
         let mut bytes = Vec::with_capacity(size);
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&VERSION.to_le_bytes());
@@ -266,11 +341,6 @@ impl Network {
             bytes.extend_from_slice(&bias.to_le_bytes());
         }
         bytes
-    }
-
-    #[cfg(any(test, feature = "tune"))]
-    pub fn shape(&self) -> &Shape {
-        &self.shape
     }
 
     #[cfg(any(test, feature = "tune", feature = "fuzz"))]
@@ -286,7 +356,7 @@ impl Network {
     }
 
     #[inline(always)]
-    fn row(&self, view: View, piece: Piece, sq: Square) -> &[i16; HIDDEN] {
+    fn row(&self, view: View, piece: Piece, sq: Square) -> &[i16; H] {
         &self.feature_weights[view.index(piece, sq)]
     }
 }
@@ -344,7 +414,7 @@ impl Placement {
 /// Adds to `values`, one side's accumulator computed with `view` for the pieces of `had`, the
 /// rows of the pieces `has` adds and takes away those of the pieces it lacks.
 #[inline(always)]
-fn apply_difference(values: &mut [i16; HIDDEN], net: &Network, view: View, had: &Placement, has: &Placement) {
+fn apply_difference<const H: usize>(values: &mut [i16; H], net: &Net<H>, view: View, had: &Placement, has: &Placement) {
     for (slot, (&before, &after)) in had.0.iter().zip(&has.0).enumerate() {
         let piece = Placement::piece(slot);
         for (mut squares, sign) in [(after & !before, 1), (before & !after, -1)] {
@@ -364,20 +434,20 @@ fn apply_difference(values: &mut [i16; HIDDEN], net: &Network, view: View, had: 
 /// there and where its pieces stood (what engines call a Finny table): a refresh starts from
 /// it and applies only the pieces that differ, far fewer than a whole board's when the king
 /// comes back to a bucket it has been in. Each cache belongs to one network.
-pub struct RefreshCache {
-    entries: [Box<[CacheEntry]>; 2],
+pub struct RefreshCache<const H: usize> {
+    entries: [Box<[CacheEntry<H>]>; 2],
 }
 
 #[derive(Clone)]
 #[repr(C, align(64))]
-struct CacheEntry {
-    values: [i16; HIDDEN],
+struct CacheEntry<const H: usize> {
+    values: [i16; H],
     placement: Placement,
 }
 
-impl RefreshCache {
+impl<const H: usize> RefreshCache<H> {
     /// A cache for `net` whose entries all stand for the empty board.
-    pub fn new(net: &Network) -> RefreshCache {
+    pub fn new(net: &Net<H>) -> RefreshCache<H> {
         let empty = CacheEntry { values: net.feature_bias, placement: Placement::default() };
         let entries = || vec![empty.clone(); 2 * net.shape.kings.count()].into_boxed_slice();
         RefreshCache { entries: [entries(), entries()] }
@@ -385,7 +455,7 @@ impl RefreshCache {
 
     /// Writes to `out` the accumulator of `view`'s side for the pieces of `placement`.
     #[inline(always)]
-    fn refresh(&mut self, net: &Network, view: View, placement: &Placement, out: &mut [i16; HIDDEN]) {
+    fn refresh(&mut self, net: &Net<H>, view: View, placement: &Placement, out: &mut [i16; H]) {
         let entry = &mut self.entries[view.perspective().index()][view.slot()];
         apply_difference(&mut entry.values, net, view, &entry.placement, placement);
         entry.placement = *placement;
@@ -397,23 +467,23 @@ impl RefreshCache {
 /// The evaluator keeps one per ply of the line searched and updates it with the pieces a move changes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[repr(C, align(64))]
-pub struct Accumulator {
-    values: [[i16; HIDDEN]; 2],
+pub struct Accumulator<const H: usize> {
+    values: [[i16; H]; 2],
 }
 
-impl Accumulator {
+impl<const H: usize> Accumulator<H> {
     /// The accumulators of `board`, computed from scratch.
-    pub fn new(net: &Network, board: &Board) -> Accumulator {
+    pub fn new(net: &Net<H>, board: &Board) -> Accumulator<H> {
         Accumulator::of(net, &Placement::of(board))
     }
 
     #[cfg(any(test, feature = "tune"))]
     /// The accumulators of a board given as its pieces (as the trainer reads them).
-    pub fn from_pieces(net: &Network, pieces: impl IntoIterator<Item = (Square, Piece)>) -> Accumulator {
+    pub fn from_pieces(net: &Net<H>, pieces: impl IntoIterator<Item = (Square, Piece)>) -> Accumulator<H> {
         Accumulator::of(net, &Placement::from_pieces(pieces))
     }
 
-    fn of(net: &Network, placement: &Placement) -> Accumulator {
+    fn of(net: &Net<H>, placement: &Placement) -> Accumulator<H> {
         let mut acc = Accumulator { values: [net.feature_bias; 2] };
         for perspective in Color::BOTH {
             let view = net.shape.view(perspective, placement.king(perspective));
@@ -427,7 +497,14 @@ impl Accumulator {
     /// it lifts, in one pass over memory (copying first and updating in place would read and
     /// write the accumulators once per changed piece); or, for the side whose king move changes
     /// its view, a refresh from `cache`.
-    pub fn play_into(&self, next: &mut Accumulator, net: &Network, board: &Board, mv: Move, cache: &mut RefreshCache) {
+    pub fn play_into(
+        &self,
+        next: &mut Accumulator<H>,
+        net: &Net<H>,
+        board: &Board,
+        mv: Move,
+        cache: &mut RefreshCache<H>,
+    ) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor has AVX2, checked just above.
@@ -439,7 +516,14 @@ impl Accumulator {
     /// `play_into` compiled with 256-bit vectors: 16 lanes a step instead of 8.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn play_into_avx2(&self, next: &mut Accumulator, net: &Network, board: &Board, mv: Move, cache: &mut RefreshCache) {
+    fn play_into_avx2(
+        &self,
+        next: &mut Accumulator<H>,
+        net: &Net<H>,
+        board: &Board,
+        mv: Move,
+        cache: &mut RefreshCache<H>,
+    ) {
         self.play_into_shaped(next, net, board, mv, cache);
     }
 
@@ -448,11 +532,11 @@ impl Accumulator {
     #[inline(never)]
     fn play_into_portable(
         &self,
-        next: &mut Accumulator,
-        net: &Network,
+        next: &mut Accumulator<H>,
+        net: &Net<H>,
         board: &Board,
         mv: Move,
-        cache: &mut RefreshCache,
+        cache: &mut RefreshCache<H>,
     ) {
         self.play_into_shaped(next, net, board, mv, cache);
     }
@@ -460,11 +544,11 @@ impl Accumulator {
     #[inline(always)]
     fn play_into_shaped(
         &self,
-        next: &mut Accumulator,
-        net: &Network,
+        next: &mut Accumulator<H>,
+        net: &Net<H>,
         board: &Board,
         mv: Move,
-        cache: &mut RefreshCache,
+        cache: &mut RefreshCache<H>,
     ) {
         // Two copies of the loop: without king buckets, the built-in network's case, the views
         // are constants and no move refreshes.
@@ -478,11 +562,11 @@ impl Accumulator {
     #[inline(always)]
     fn play_into_with<const KINGS_MATTER: bool>(
         &self,
-        next: &mut Accumulator,
-        net: &Network,
+        next: &mut Accumulator<H>,
+        net: &Net<H>,
         board: &Board,
         mv: Move,
-        cache: &mut RefreshCache,
+        cache: &mut RefreshCache<H>,
     ) {
         let change = Change::of(board, mv);
         for perspective in Color::BOTH {
@@ -513,7 +597,7 @@ impl Accumulator {
 
     /// The evaluation in centipawns for `stm`, the side to move, with the output weights of
     /// `bucket` (`Network::output_bucket`; below the network's count of them).
-    pub fn evaluate(&self, net: &Network, stm: Color, bucket: usize) -> i32 {
+    pub fn evaluate(&self, net: &Net<H>, stm: Color, bucket: usize) -> i32 {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor has AVX2, checked just above.
@@ -525,12 +609,12 @@ impl Accumulator {
     /// `evaluate` compiled with 256-bit vectors.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn evaluate_avx2(&self, net: &Network, stm: Color, bucket: usize) -> i32 {
+    fn evaluate_avx2(&self, net: &Net<H>, stm: Color, bucket: usize) -> i32 {
         self.evaluate_portable(net, stm, bucket)
     }
 
     #[inline(always)]
-    fn evaluate_portable(&self, net: &Network, stm: Color, bucket: usize) -> i32 {
+    fn evaluate_portable(&self, net: &Net<H>, stm: Color, bucket: usize) -> i32 {
         let (us, them) = (&self.values[stm.index()], &self.values[(!stm).index()]);
         let [ours, theirs] = &net.output_weights[bucket];
         // Scaled by QA · QB, the output bias's scale.
@@ -547,13 +631,13 @@ impl Accumulator {
 /// move's hot path, since few moves need it.
 #[cold]
 #[inline(never)]
-fn refresh_after(
-    out: &mut [i16; HIDDEN],
-    net: &Network,
+fn refresh_after<const H: usize>(
+    out: &mut [i16; H],
+    net: &Net<H>,
     board: &Board,
     change: &Change,
     view: View,
-    cache: &mut RefreshCache,
+    cache: &mut RefreshCache<H>,
 ) {
     let mut placement = Placement::of(board);
     change.apply(&mut placement);
@@ -619,11 +703,11 @@ impl Change {
 /// `to = from + Σ added − Σ removed`, lane by lane; the counts are constants so that each case
 /// compiles to one straight vector loop.
 #[inline(always)]
-fn update<const A: usize, const R: usize>(
-    to: &mut [i16; HIDDEN],
-    from: &[i16; HIDDEN],
-    added: [&[i16; HIDDEN]; A],
-    removed: [&[i16; HIDDEN]; R],
+fn update<const H: usize, const A: usize, const R: usize>(
+    to: &mut [i16; H],
+    from: &[i16; H],
+    added: [&[i16; H]; A],
+    removed: [&[i16; H]; R],
 ) {
     for (i, (value, &base)) in to.iter_mut().zip(from).enumerate() {
         let mut v = base;
@@ -639,10 +723,11 @@ fn update<const A: usize, const R: usize>(
 
 /// Terms summed in i32 before joining the i64 total: 64 · 255 · 255 · 127 < 2³¹.
 const CHUNK: usize = 64;
+const _: () = assert!(NARROW.is_multiple_of(CHUNK) && WIDE.is_multiple_of(CHUNK), "a width is whole chunks");
 
 /// Σ clamp(a, 0, QA) · w, scaled by QA · QB.
 #[inline(always)]
-fn crelu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
+fn crelu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64 {
     let mut total = 0;
     for (a, w) in acc.chunks_exact(CHUNK).zip(weights.chunks_exact(CHUNK)) {
         let sum: i32 = a.iter().zip(w).map(|(&a, &w)| a.clamp(0, QA as i16) as i32 * w as i32).sum();
@@ -654,7 +739,7 @@ fn crelu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
 /// Σ clamp(a, 0, QA)² · w, scaled by QA² · QB. `v · w` fits an i16 since |w| ≤ 127, which lets
 /// the multiply run on 16-bit lanes before widening.
 #[inline(always)]
-fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
+fn screlu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64 {
     let mut total = 0;
     for (a, w) in acc.chunks_exact(CHUNK).zip(weights.chunks_exact(CHUNK)) {
         let sum: i32 = a
@@ -683,17 +768,18 @@ pub fn random_network_of(shape: Shape, seed: u64) -> Network {
         z ^= z >> 31;
         ((z % (2 * range as u64 + 1)) as i32 - range) as i16
     };
-    let features: Vec<i16> = (0..shape.inputs() * HIDDEN).map(|_| next(60)).collect();
-    let bias: Vec<i16> = (0..HIDDEN).map(|_| next(100)).collect();
-    let output: Vec<i16> = (0..shape.output_buckets * 2 * HIDDEN).map(|_| next(MAX_OUTPUT_WEIGHT as i32)).collect();
+    let features: Vec<i16> = (0..shape.inputs() * shape.hidden).map(|_| next(60)).collect();
+    let bias: Vec<i16> = (0..shape.hidden).map(|_| next(100)).collect();
+    let output: Vec<i16> =
+        (0..shape.output_buckets * 2 * shape.hidden).map(|_| next(MAX_OUTPUT_WEIGHT as i32)).collect();
     let output_bias: Vec<i32> = (0..shape.output_buckets).map(|_| next(3000) as i32 * 7).collect();
     Network::from_parts(shape, &features, &bias, &output, &output_bias).unwrap()
 }
 
 #[cfg(test)]
-/// A random network of the plain shape (no king buckets, one output).
+/// A random network of the plain shape (no king buckets, one output) at the built-in width.
 pub fn random_network(activation: Activation, seed: u64) -> Network {
-    random_network_of(Shape::plain(HIDDEN, activation), seed)
+    random_network_of(Shape::plain(DEFAULT_HIDDEN, activation), seed)
 }
 
 #[cfg(test)]
@@ -703,11 +789,17 @@ mod tests {
     use crate::movegen::legal_moves;
     use std::collections::HashSet;
 
-    /// The shapes the tests try: the built-in network's (no king buckets, one output), and
-    /// one with a king bucket boundary of every kind (see `quartered`) and eight outputs.
-    fn shapes() -> [Shape; 2] {
-        let plain = Shape::plain(HIDDEN, Activation::SCReLU);
-        [plain, Shape { kings: quartered(), output_buckets: 8, ..plain }]
+    /// The shapes the tests try, at each width: the plain one (no king buckets, one output),
+    /// and one with a king bucket boundary of every kind (see `quartered`) and eight outputs.
+    fn shapes() -> impl Iterator<Item = Shape> {
+        WIDTHS.into_iter().flat_map(|hidden| {
+            let plain = Shape::plain(hidden, Activation::SCReLU);
+            [plain, bucketed(plain)]
+        })
+    }
+
+    fn bucketed(shape: Shape) -> Shape {
+        Shape { kings: quartered(), output_buckets: 8, ..shape }
     }
 
     fn xorshift(mut state: u64) -> impl FnMut(usize) -> usize {
@@ -719,23 +811,27 @@ mod tests {
         }
     }
 
-    const EMPTY: Accumulator = Accumulator { values: [[0; HIDDEN]; 2] };
-
     /// The accumulators after `mv` on `board` (before it is played), checked to be the same on
     /// the AVX2 path, where the processor has one, as on the portable path (each with its own
     /// cache, which must stay alike too).
-    fn play(net: &Network, top: &Accumulator, board: &Board, mv: Move, caches: &mut [RefreshCache; 2]) -> Accumulator {
+    fn play<const H: usize>(
+        net: &Net<H>,
+        top: &Accumulator<H>,
+        board: &Board,
+        mv: Move,
+        caches: &mut [RefreshCache<H>; 2],
+    ) -> Accumulator<H> {
         let [cache, portable_cache] = caches;
-        let mut next = EMPTY;
+        let mut next = Accumulator { values: [[0; H]; 2] };
         top.play_into(&mut next, net, board, mv, cache);
-        let mut portable = EMPTY;
+        let mut portable = Accumulator { values: [[0; H]; 2] };
         top.play_into_portable(&mut portable, net, board, mv, portable_cache);
         assert_eq!(portable, next, "{} {mv:?}", board.to_fen());
         next
     }
 
     /// `acc` is `board`'s, as computed from scratch, and evaluates as `board` does (both paths).
-    fn check(net: &Network, acc: &Accumulator, board: &Board) {
+    fn check<const H: usize>(net: &Net<H>, acc: &Accumulator<H>, board: &Board) {
         assert_eq!(*acc, Accumulator::new(net, board), "{}", board.to_fen());
         let (stm, bucket) = (board.side_to_move(), net.output_bucket(board));
         assert_eq!(acc.evaluate(net, stm, bucket), net.evaluate(board));
@@ -749,61 +845,64 @@ mod tests {
     #[test]
     fn incremental_updates_match_a_refresh() {
         for shape in shapes() {
-            let net = random_network_of(shape, 7);
-            let mut caches = [RefreshCache::new(&net), RefreshCache::new(&net)];
-            let mut random = xorshift(0x1234_5678);
-            let (mut checked, mut refreshes) = (0, 0);
-            let mut kinds = [0; 4]; // quiet, capture, castling, promotion
-            for mut board in crate::perft::suite_boards() {
-                let mut stack = vec![Accumulator::new(&net, &board)];
-                let mut nulls = Vec::new();
-                for _ in 0..200 {
-                    let moves = legal_moves(&board);
-                    let back = stack.len() > 1 && (moves.is_empty() || random(4) == 0);
-                    if back {
-                        stack.pop();
-                        if nulls.pop() == Some(true) {
-                            board.unmake_null_move();
-                        } else {
-                            board.unmake_move();
-                        }
-                    } else if !board.in_check() && random(10) == 0 {
-                        stack.push(*stack.last().unwrap());
-                        board.make_null_move();
-                        nulls.push(true);
-                    } else {
-                        // Random play seldom castles or walks the king far: take castling half
-                        // the time it is legal, and once the side cannot castle, a king move a
-                        // third of the time.
-                        let us = board.side_to_move();
-                        let can_castle = board.castling_rights() & (0b11 << (2 * us.index())) != 0;
-                        let is_king = |mv: &&Move| board.piece_at(mv.from()).is_kind(PieceKind::King);
-                        let castle = moves.as_slice().iter().find(|mv| mv.is_castle());
-                        let king = moves.as_slice().iter().filter(is_king).nth(random(8));
-                        let mv = match (castle, king) {
-                            (Some(&mv), _) if random(2) == 0 => mv,
-                            (_, Some(&mv)) if !can_castle && random(3) == 0 => mv,
-                            _ => moves.as_slice()[random(moves.len())],
-                        };
-                        let kind = [mv.is_capture(), mv.is_castle(), mv.promoted().is_some()];
-                        kinds[kind.iter().rposition(|&k| k).map_or(0, |k| k + 1)] += 1;
-                        let view = |board: &Board| shape.view(us, board.king_square(us));
-                        let before = view(&board);
-                        let next = play(&net, stack.last().unwrap(), &board, mv, &mut caches);
-                        board.make_move(mv);
-                        refreshes += (view(&board) != before) as usize;
-                        nulls.push(false);
-                        stack.push(next);
-                    }
-                    check(&net, stack.last().unwrap(), &board);
-                    checked += 1;
-                }
-            }
-            assert!(checked > 10_000, "{checked}");
-            assert!(kinds.iter().all(|&n| n > 20), "quiet, capture, castling, promotion: {kinds:?}");
-            let expected = if shape.kings == KingBuckets::NONE { 0..=0 } else { 1000..=usize::MAX };
-            assert!(expected.contains(&refreshes), "{shape}: {refreshes} refreshes");
+            by_width!(random_network_of(shape, 7), net => incremental_updates_of(&net, shape));
         }
+    }
+
+    fn incremental_updates_of<const H: usize>(net: &Net<H>, shape: Shape) {
+        let mut caches = [RefreshCache::new(net), RefreshCache::new(net)];
+        let mut random = xorshift(0x1234_5678);
+        let (mut checked, mut refreshes) = (0, 0);
+        let mut kinds = [0; 4]; // quiet, capture, castling, promotion
+        for mut board in crate::perft::suite_boards() {
+            let mut stack = vec![Accumulator::new(net, &board)];
+            let mut nulls = Vec::new();
+            for _ in 0..200 {
+                let moves = legal_moves(&board);
+                let back = stack.len() > 1 && (moves.is_empty() || random(4) == 0);
+                if back {
+                    stack.pop();
+                    if nulls.pop() == Some(true) {
+                        board.unmake_null_move();
+                    } else {
+                        board.unmake_move();
+                    }
+                } else if !board.in_check() && random(10) == 0 {
+                    stack.push(*stack.last().unwrap());
+                    board.make_null_move();
+                    nulls.push(true);
+                } else {
+                    // Random play seldom castles or walks the king far: take castling half
+                    // the time it is legal, and once the side cannot castle, a king move a
+                    // third of the time.
+                    let us = board.side_to_move();
+                    let can_castle = board.castling_rights() & (0b11 << (2 * us.index())) != 0;
+                    let is_king = |mv: &&Move| board.piece_at(mv.from()).is_kind(PieceKind::King);
+                    let castle = moves.as_slice().iter().find(|mv| mv.is_castle());
+                    let king = moves.as_slice().iter().filter(is_king).nth(random(8));
+                    let mv = match (castle, king) {
+                        (Some(&mv), _) if random(2) == 0 => mv,
+                        (_, Some(&mv)) if !can_castle && random(3) == 0 => mv,
+                        _ => moves.as_slice()[random(moves.len())],
+                    };
+                    let kind = [mv.is_capture(), mv.is_castle(), mv.promoted().is_some()];
+                    kinds[kind.iter().rposition(|&k| k).map_or(0, |k| k + 1)] += 1;
+                    let view = |board: &Board| shape.view(us, board.king_square(us));
+                    let before = view(&board);
+                    let next = play(net, stack.last().unwrap(), &board, mv, &mut caches);
+                    board.make_move(mv);
+                    refreshes += (view(&board) != before) as usize;
+                    nulls.push(false);
+                    stack.push(next);
+                }
+                check(net, stack.last().unwrap(), &board);
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+        assert!(kinds.iter().all(|&n| n > 20), "quiet, capture, castling, promotion: {kinds:?}");
+        let expected = if shape.kings == KingBuckets::NONE { 0..=0 } else { 1000..=usize::MAX };
+        assert!(expected.contains(&refreshes), "{shape}: {refreshes} refreshes");
     }
 
     /// Every king step across a boundary of the bucketed test shape (between buckets, and over
@@ -812,9 +911,14 @@ mod tests {
     /// that slot before) to exactly its accumulator computed from scratch.
     #[test]
     fn every_king_step_across_a_boundary_refreshes_correctly() {
-        let shape = shapes()[1];
-        let net = random_network_of(shape, 21);
-        let mut caches = [RefreshCache::new(&net), RefreshCache::new(&net)];
+        for hidden in WIDTHS {
+            let shape = bucketed(Shape::plain(hidden, Activation::SCReLU));
+            by_width!(random_network_of(shape, 21), net => king_steps_of(&net, shape));
+        }
+    }
+
+    fn king_steps_of<const H: usize>(net: &Net<H>, shape: Shape) {
+        let mut caches = [RefreshCache::new(net), RefreshCache::new(net)];
         let sq = |name: &str| Square::parse(name).unwrap();
         let distance = |a: Square, b: Square| a.file().abs_diff(b.file()).max(a.rank().abs_diff(b.rank()));
         let others = [("c3", 'N'), ("f6", 'b'), ("b7", 'p'), ("g2", 'P'), ("e4", 'r'), ("d6", 'Q')];
@@ -860,10 +964,10 @@ mod tests {
                 let (from, to) = (Square::from_index64(own_from ^ flip), Square::from_index64(own_to ^ flip));
                 let Some((board, mv)) = step(us, from, to) else { continue };
                 with_others += (board.piece_count() > 2) as usize;
-                let next = play(&net, &Accumulator::new(&net, &board), &board, mv, &mut caches);
+                let next = play(net, &Accumulator::new(net, &board), &board, mv, &mut caches);
                 let mut after = board.clone();
                 after.make_move(mv);
-                check(&net, &next, &after);
+                check(net, &next, &after);
                 crossed.insert((own_from, own_to));
             }
         }
@@ -887,7 +991,7 @@ mod tests {
             let net = random_network_of(shape, 13);
             for board in crate::perft::suite_boards() {
                 let pieces = Square::all().map(|sq| (sq, board.piece_at(sq))).filter(|(_, p)| !p.is_empty());
-                assert_eq!(Accumulator::from_pieces(&net, pieces), Accumulator::new(&net, &board));
+                by_width!(&net, net => assert_eq!(Accumulator::from_pieces(net, pieces), Accumulator::new(net, &board)));
             }
         }
     }
@@ -913,28 +1017,32 @@ mod tests {
     fn evaluation_matches_the_formula() {
         for shape in shapes() {
             for activation in [Activation::CReLU, Activation::SCReLU] {
-                let net = random_network_of(Shape { activation, ..shape }, 11);
-                for board in crate::perft::suite_boards() {
-                    let acc = Accumulator::new(&net, &board);
-                    let stm = board.side_to_move();
-                    let bucket = (board.piece_count() - 2) * shape.output_buckets / 32;
-                    assert_eq!(net.output_bucket(&board), bucket);
-                    let mut sum = net.output_bias[bucket] as f64 / (QA * QB) as f64;
-                    for (side, weights) in [stm, !stm].iter().zip(&net.output_weights[bucket]) {
-                        for (&a, &w) in acc.values[side.index()].iter().zip(weights) {
-                            let h = (a as f64 / QA as f64).clamp(0.0, 1.0);
-                            let h = if activation == Activation::SCReLU { h * h } else { h };
-                            sum += h * w as f64 / QB as f64;
-                        }
-                    }
-                    let expected = (sum * EVAL_SCALE as f64).clamp(-MAX_EVAL as f64, MAX_EVAL as f64);
-                    let got = acc.evaluate(&net, stm, bucket);
-                    // Two truncating divisions: less than 1 + 400 / (QA · QB) centipawns.
-                    let bound = 1.0 + EVAL_SCALE as f64 / (QA * QB) as f64;
-                    assert!((got as f64 - expected).abs() < bound, "{activation:?}: {got} vs {expected:.4}");
-                    assert_eq!(acc.evaluate_portable(&net, stm, bucket), got, "{activation:?}: the portable path");
+                by_width!(random_network_of(Shape { activation, ..shape }, 11), net => formula_of(&net));
+            }
+        }
+    }
+
+    fn formula_of<const H: usize>(net: &Net<H>) {
+        let (shape, activation) = (net.shape, net.shape.activation);
+        for board in crate::perft::suite_boards() {
+            let acc = Accumulator::new(net, &board);
+            let stm = board.side_to_move();
+            let bucket = (board.piece_count() - 2) * shape.output_buckets / 32;
+            assert_eq!(net.output_bucket(&board), bucket);
+            let mut sum = net.output_bias[bucket] as f64 / (QA * QB) as f64;
+            for (side, weights) in [stm, !stm].iter().zip(&net.output_weights[bucket]) {
+                for (&a, &w) in acc.values[side.index()].iter().zip(weights) {
+                    let h = (a as f64 / QA as f64).clamp(0.0, 1.0);
+                    let h = if activation == Activation::SCReLU { h * h } else { h };
+                    sum += h * w as f64 / QB as f64;
                 }
             }
+            let expected = (sum * EVAL_SCALE as f64).clamp(-MAX_EVAL as f64, MAX_EVAL as f64);
+            let got = acc.evaluate(net, stm, bucket);
+            // Two truncating divisions: less than 1 + 400 / (QA · QB) centipawns.
+            let bound = 1.0 + EVAL_SCALE as f64 / (QA * QB) as f64;
+            assert!((got as f64 - expected).abs() < bound, "{activation:?}: {got} vs {expected:.4}");
+            assert_eq!(acc.evaluate_portable(net, stm, bucket), got, "{activation:?}: the portable path");
         }
     }
 
@@ -959,7 +1067,7 @@ mod tests {
                 let net = random_network_of(Shape { activation, ..shape }, 5);
                 let bytes = net.to_bytes();
                 let inputs = shape.kings.count() * 768;
-                assert_eq!(bytes.len(), HEADER_SIZE + parameter_bytes(inputs, HIDDEN, shape.output_buckets));
+                assert_eq!(bytes.len(), HEADER_SIZE + parameter_bytes(inputs, shape.hidden, shape.output_buckets));
                 assert!(Network::from_bytes(&bytes).unwrap() == net);
             }
         }
@@ -970,7 +1078,7 @@ mod tests {
     fn version_2_files_load_as_the_plain_shape() {
         let net = random_network(Activation::CReLU, 17);
         let mut old = MAGIC.to_vec();
-        for word in [2, HIDDEN as u32, Activation::CReLU as u32] {
+        for word in [2, DEFAULT_HIDDEN as u32, Activation::CReLU as u32] {
             old.extend_from_slice(&word.to_le_bytes());
         }
         old.extend_from_slice(&net.to_bytes()[HEADER_SIZE..]);
@@ -980,7 +1088,7 @@ mod tests {
 
     #[test]
     fn bad_files_are_refused_with_the_reason() {
-        let shape = shapes()[1];
+        let shape = bucketed(Shape::plain(WIDE, Activation::SCReLU));
         let good = random_network_of(shape, 9).to_bytes();
         let size = good.len();
         let with = |at: usize, value: &[u8]| {
@@ -992,8 +1100,9 @@ mod tests {
         assert_eq!(Network::from_bytes(b"PK\x03\x04 a zip file").err(), Some(NetError::BadMagic));
         assert_eq!(with(8, &1u32.to_le_bytes()), Some(NetError::Version { found: 1 }));
         // The shape: hidden size, activation, output buckets, mirroring, king buckets.
-        let other = 2 * HIDDEN;
-        assert_eq!(with(12, &(other as u32).to_le_bytes()), Some(NetError::HiddenSize { found: other }));
+        for other in [0, 384, 2 * WIDE, u32::MAX as usize] {
+            assert_eq!(with(12, &(other as u32).to_le_bytes()), Some(NetError::HiddenSize { found: other }));
+        }
         assert_eq!(with(16, &7u32.to_le_bytes()), Some(NetError::Activation { found: 7 }));
         assert_eq!(with(20, &17u32.to_le_bytes()), Some(NetError::OutputBuckets { found: 17 }));
         assert_eq!(with(24, &2u32.to_le_bytes()), Some(NetError::Mirroring { found: 2 }));
@@ -1001,10 +1110,10 @@ mod tests {
         assert_eq!(with(28 + 9, &[7]), Some(NetError::UnusedKingBucket { bucket: 4 }));
         // Another shape this build reads, but not the one the parameters were written for.
         let other = Shape { output_buckets: 4, ..shape }.to_bytes();
-        let expected = size - 4 * (2 * HIDDEN * 2 + 4);
+        let expected = size - 4 * (2 * WIDE * 2 + 4);
         assert_eq!(with(12, &other), Some(NetError::TooLong { expected, got: size }));
-        let index = 5 * 2 * HIDDEN + 3;
-        let weight_at = size - 4 * 8 - 2 * 8 * 2 * HIDDEN + 2 * index;
+        let index = 5 * 2 * WIDE + 3;
+        let weight_at = size - 4 * 8 - 2 * 8 * 2 * WIDE + 2 * index;
         assert_eq!(with(weight_at, &300i16.to_le_bytes()), Some(NetError::OutputWeight { index, value: 300 }));
         let truncated = |len: usize| Network::from_bytes(&good[..len]).err();
         assert_eq!(truncated(size - 1), Some(NetError::Truncated { expected: size, got: size - 1 }));
@@ -1015,6 +1124,6 @@ mod tests {
         long.push(0);
         assert_eq!(Network::from_bytes(&long).err(), Some(NetError::TooLong { expected: size, got: size + 1 }));
         let message = NetError::HiddenSize { found: 1024 }.to_string();
-        assert_eq!(message, format!("network has 1024 hidden neurons; this build is made for {HIDDEN}"));
+        assert_eq!(message, "network has 1024 hidden neurons; this build reads 256 or 512");
     }
 }

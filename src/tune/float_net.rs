@@ -5,12 +5,12 @@
 //! One unit of output is `EVAL_SCALE` centipawns, and an accumulator value of 1.0 is what the
 //! quantised network stores as `QA`, so quantising is a matter of scaling and rounding. The
 //! whole shape, hidden size included, is a run-time value here (the tests check gradients on
-//! tiny networks); only a network of the build's `HIDDEN` neurons quantises.
+//! tiny networks); only a network of a width inference reads (`nnue::WIDTHS`) quantises.
 
 use super::packed::Record;
 use crate::board::{Color, PieceKind, Square};
 use crate::eval::nnue::Activation;
-use crate::eval::nnue::{EVAL_SCALE, HIDDEN, MAX_OUTPUT_WEIGHT, Network, PIECE_INPUTS, QA, QB, Shape};
+use crate::eval::nnue::{EVAL_SCALE, MAX_OUTPUT_WEIGHT, Network, PIECE_INPUTS, QA, QB, Shape};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 /// Scores beyond this (centipawns) are clipped: the sigmoid target is flat out there anyway.
@@ -206,9 +206,6 @@ impl FloatNet {
 
     /// The quantised network, and how many parameters had to be clamped to fit.
     pub fn quantise(&self) -> Result<(Network, usize), String> {
-        if self.shape.hidden != HIDDEN {
-            return Err(format!("only a network of {HIDDEN} hidden neurons quantises, not {}", self.shape.hidden));
-        }
         let (bias, output, output_bias) = FloatNet::offsets(&self.shape);
         let mut clamped = 0;
         let mut quantise = |values: &[f32], scale: i32, limit: i16| -> Vec<i16> {

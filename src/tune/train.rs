@@ -19,10 +19,11 @@
 
 use super::float_net::{FloatNet, Labels, OUTPUT_WEIGHT_LIMIT, Position, Scratch, sigmoid};
 use super::packed::{self, Record};
-use crate::eval::nnue::{Accumulator, Activation, EVAL_SCALE, HIDDEN, KingBuckets, Network, SHAPE_BYTES, Shape};
+use crate::eval::nnue::{
+    Activation, DEFAULT_HIDDEN, EVAL_SCALE, KingBuckets, NARROW, Network, SHAPE_BYTES, Shape, WIDE, WIDTHS,
+};
 use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Clone, Debug)]
@@ -38,7 +39,7 @@ pub struct Options {
     pub out: Option<PathBuf>,
     pub resume: Option<PathBuf>,
     /// Networks whose validation loss is printed beside the hand-crafted evaluation's, by name.
-    pub compare: Vec<(String, Arc<Network>)>,
+    pub compare: Vec<(String, Network)>,
 }
 
 /// The largest hidden layer the trainer takes (a checkpoint's size is checked against it
@@ -60,7 +61,7 @@ impl ShapeChoice {
     pub fn shape(&self) -> Shape {
         Shape {
             kings: self.kings.unwrap_or(KingBuckets::NONE),
-            hidden: self.hidden.unwrap_or(HIDDEN),
+            hidden: self.hidden.unwrap_or(DEFAULT_HIDDEN),
             output_buckets: self.output_buckets.unwrap_or(1),
             activation: self.activation.unwrap_or(Activation::SCReLU),
         }
@@ -352,7 +353,7 @@ pub fn network_loss(net: &Network, data: &[Record], wdl: f32, threads: usize) ->
 /// accumulators computed afresh from the packed pieces.
 fn network_evaluation(net: &Network, record: &Record) -> i32 {
     let bucket = net.shape().output_bucket(record.piece_count());
-    Accumulator::from_pieces(net, record.pieces()).evaluate(net, record.side_to_move(), bucket)
+    net.evaluate_pieces(record.pieces(), record.side_to_move(), bucket)
 }
 
 /// Adds to `grad` the gradient of the loss over `part` (each record with whether to mirror
@@ -554,7 +555,7 @@ pub fn run(options: &Options) -> Result<(), String> {
             start.elapsed().as_secs_f64()
         );
     }
-    let quantisation = if trainer.net.shape.hidden == HIDDEN {
+    let quantisation = if WIDTHS.contains(&trainer.net.shape.hidden) {
         let (quantised, clamped) = trainer.net.quantise()?;
         if clamped > 0 {
             eprintln!("train: warning: {clamped} parameters were clamped to fit the quantised network");
@@ -573,8 +574,8 @@ pub fn run(options: &Options) -> Result<(), String> {
         format!("quantisation_max_cp {:.1} quantisation_mean_cp {:.2}", error.max, error.mean)
     } else {
         eprintln!(
-            "train: not quantised: this build's networks have {HIDDEN} hidden neurons; a build with {} quantises \
-             the last checkpoint (--resume it with the same --epochs)",
+            "train: not quantised: this build reads networks of {NARROW} or {WIDE} hidden neurons, not {}; a build \
+             that reads that width quantises the last checkpoint (--resume it with the same --epochs)",
             trainer.net.shape.hidden
         );
         "quantisation_max_cp n/a quantisation_mean_cp n/a".to_string()
@@ -657,13 +658,14 @@ mod tests {
         assert!(after < 0.3 * before, "loss {before} -> {after}");
     }
 
-    /// A network trained briefly at the real size, whose evaluations average about 400 cp,
+    /// A network trained briefly at a real size, whose evaluations average about 400 cp,
     /// quantises with evaluations within 40 cp of the float network's, 10 cp on average (the
     /// output weights' step of 1/64 makes most of it), and a loss within 5% of the float
-    /// network's, which has learnt (less than half the untrained loss): without buckets, and
-    /// with king buckets (mirrored) and eight output buckets. The one without buckets also
-    /// knows that a queen up wins (the data is too thin for the other's 32 sets of inputs and
-    /// outputs to know it of the start position).
+    /// network's, which has learnt (less than half the untrained loss): 512 wide without
+    /// buckets, and 256 wide with king buckets (mirrored) and eight output buckets. The one
+    /// without buckets also knows that a queen up wins (the data is too thin for the other's 32
+    /// sets of inputs and outputs to know it of the start position). A width inference has no
+    /// code for does not quantise.
     #[test]
     fn quantised_network_follows_the_float_one() {
         let data = synthetic(3000, 2);
@@ -684,10 +686,12 @@ mod tests {
             );
             quantised
         };
-        train(bucketed(HIDDEN, Activation::SCReLU));
-        let plain = train(Shape::plain(HIDDEN, Activation::SCReLU));
+        train(bucketed(NARROW, Activation::SCReLU));
+        let plain = train(Shape::plain(WIDE, Activation::SCReLU));
         let queen_up = Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
         assert!(plain.evaluate(&queen_up) > 300, "{}", plain.evaluate(&queen_up));
+        let odd = FloatNet::new(Shape::plain(384, Activation::SCReLU), 1).quantise();
+        assert_eq!(odd.err().as_deref(), Some("network has 384 hidden neurons; this build reads 256 or 512"));
     }
 
     /// The positions' work gives the same loss and gradients, to the bit, on the AVX2 path
@@ -695,7 +699,7 @@ mod tests {
     /// the machine takes.
     #[test]
     fn the_vector_path_computes_what_the_portable_one_does() {
-        let net = FloatNet::new(bucketed(HIDDEN, Activation::SCReLU), 8);
+        let net = FloatNet::new(bucketed(DEFAULT_HIDDEN, Activation::SCReLU), 8);
         let batch: Vec<(Record, bool)> = synthetic(300, 9)
             .into_iter()
             .enumerate()
@@ -762,13 +766,13 @@ mod tests {
     /// A resumed run keeps its checkpoint's shape: options that ask for another are named.
     #[test]
     fn shape_options_name_what_a_checkpoint_lacks() {
-        let shape = bucketed(HIDDEN, Activation::SCReLU);
+        let shape = bucketed(DEFAULT_HIDDEN, Activation::SCReLU);
         let none = ShapeChoice::default();
-        assert_eq!(none.shape(), Shape::plain(HIDDEN, Activation::SCReLU));
+        assert_eq!(none.shape(), Shape::plain(DEFAULT_HIDDEN, Activation::SCReLU));
         assert!(none.differences(&shape).is_empty());
         let same = ShapeChoice { output_buckets: Some(8), kings: Some(quartered()), ..none };
         assert!(same.differences(&shape).is_empty());
-        let other = ShapeChoice { hidden: Some(2 * HIDDEN), kings: Some(KingBuckets::NONE), ..same };
+        let other = ShapeChoice { hidden: Some(2 * DEFAULT_HIDDEN), kings: Some(KingBuckets::NONE), ..same };
         assert_eq!(other.differences(&shape), ["hidden size", "king buckets"]);
     }
 
