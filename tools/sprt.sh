@@ -48,6 +48,9 @@ label() { echo "${1:-}" | tr ' =/' '-__' | sed 's/^./+&/'; }
 new_name="$(basename "$new")$(label "${NEW_OPTIONS:-}")"
 base_name="$(basename "$base")$(label "${BASE_OPTIONS:-}")"
 name="$new_name-vs-$base_name-$tc"
+# A file name has at most 255 bytes: many options would make fastchess's PGN unwritable (it
+# says nothing and writes none), so a long name keeps its first 200 characters.
+file=$(printf '%s' "$name" | cut -c1-200)
 # shellcheck disable=SC2046,SC2086 # the options are words by design
 exec "$fastchess" \
     -engine cmd="$new" name="$new_name" $(options "${NEW_OPTIONS:-}") \
@@ -57,5 +60,5 @@ exec "$fastchess" \
     -rounds "$rounds" -repeat -concurrency 2 -recover \
     $sprt $adjudicate \
     -ratinginterval 20 \
-    -pgnout file="$out/$name.pgn" \
-    -log file="$out/$name.log" level=warn
+    -pgnout file="$out/$file.pgn" \
+    -log file="$out/$file.log" level=warn
