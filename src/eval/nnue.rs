@@ -845,11 +845,12 @@ mod tests {
     #[test]
     fn incremental_updates_match_a_refresh() {
         for shape in shapes() {
-            by_width!(random_network_of(shape, 7), net => incremental_updates_of(&net, shape));
+            by_width!(random_network_of(shape, 7), net => incremental_updates_of(&net));
         }
     }
 
-    fn incremental_updates_of<const H: usize>(net: &Net<H>, shape: Shape) {
+    fn incremental_updates_of<const H: usize>(net: &Net<H>) {
+        let shape = net.shape;
         let mut caches = [RefreshCache::new(net), RefreshCache::new(net)];
         let mut random = xorshift(0x1234_5678);
         let (mut checked, mut refreshes) = (0, 0);
@@ -913,11 +914,12 @@ mod tests {
     fn every_king_step_across_a_boundary_refreshes_correctly() {
         for hidden in WIDTHS {
             let shape = bucketed(Shape::plain(hidden, Activation::SCReLU));
-            by_width!(random_network_of(shape, 21), net => king_steps_of(&net, shape));
+            by_width!(random_network_of(shape, 21), net => king_steps_of(&net));
         }
     }
 
-    fn king_steps_of<const H: usize>(net: &Net<H>, shape: Shape) {
+    fn king_steps_of<const H: usize>(net: &Net<H>) {
+        let shape = net.shape;
         let mut caches = [RefreshCache::new(net), RefreshCache::new(net)];
         let sq = |name: &str| Square::parse(name).unwrap();
         let distance = |a: Square, b: Square| a.file().abs_diff(b.file()).max(a.rank().abs_diff(b.rank()));
