@@ -60,7 +60,7 @@ pub fn embedded() -> Network {
 }
 
 /// The hidden layer widths (neurons per side) this build reads: nets 4a to 8 are 256 wide,
-/// net 9 (the built-in one) 512. Another width is another variant of `Network`.
+/// nets 9 and 10 (the built-in one) 512. Another width is another variant of `Network`.
 pub const NARROW: usize = 256;
 pub const WIDE: usize = 512;
 pub const WIDTHS: [usize; 2] = [NARROW, WIDE];
