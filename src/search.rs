@@ -120,8 +120,6 @@ struct StackEntry {
     piece_to: PieceTo,
     /// On a principal variation now or when the table last saw it.
     tt_pv: bool,
-    /// Double extensions on the line down to this ply.
-    double_extensions: i32,
 }
 
 impl StackEntry {
@@ -133,7 +131,6 @@ impl StackEntry {
         current_move: Move::NONE,
         piece_to: PieceTo::NONE,
         tt_pv: false,
-        double_extensions: 0,
     };
 }
 
@@ -703,16 +700,13 @@ impl<'a> Worker<'a> {
                         picker.skip_quiets();
                         continue;
                     }
-                    // History pruning: quiet moves that have kept failing; and futility
-                    // pruning: a quiet move cannot raise a hopeless static score to alpha.
-                    // Neither for a check, which the static score knows nothing of: it is
+                    // Futility pruning: a quiet move cannot raise a hopeless static score to
+                    // alpha. Not for a check, which the static score knows nothing of: it is
                     // what mating attacks are made of, and pruning it hides the mate.
-                    let failing = depth <= self.params.history_pruning_max_depth()
-                        && history < -self.params.history_pruning_margin() * depth;
                     let futile = depth <= self.params.futility_max_depth()
                         && static_eval + self.params.futility_base() + self.params.futility_per_depth() * depth
                             <= alpha;
-                    if (failing || futile) && !self.board.gives_check(mv) {
+                    if futile && !self.board.gives_check(mv) {
                         continue;
                     }
                 }
@@ -729,13 +723,13 @@ impl<'a> Worker<'a> {
                 }
             }
             // Singular extension: if every other move falls well short of what the table
-            // says this one scores, this move is forced in all but name; search it deeper.
-            // If the table's move is not singular but still beats beta, expect this node to
-            // fail high easily and search the move less deep.
+            // says this one scores, this move is forced in all but name; search it a ply
+            // deeper.
             let mut extension = 0;
             if mv == table_move && !root && excluded == Move::NONE && depth >= self.params.se_min_depth() {
-                match self.singularity(entry, depth, beta, ply, NodeKind { pv: pv_node, cut: cut_node }) {
-                    Singularity::Extend(plies) => extension = plies,
+                match self.singularity(entry, depth, beta, ply, cut_node) {
+                    Singularity::Extend => extension = 1,
+                    Singularity::Plain => {}
                     Singularity::MultiCut(score) => return score,
                 }
                 if self.stopped {
@@ -744,7 +738,6 @@ impl<'a> Worker<'a> {
             }
             let nodes_before = self.nodes;
             self.make_move(mv, ply);
-            self.stack[ply + 1].double_extensions = self.stack[ply].double_extensions + (extension >= 2) as i32;
             let new_depth = depth - 1 + extension;
             let score = if moves_searched == 0 {
                 -self.negamax(-beta, -alpha, new_depth, ply + 1, !pv_node && !cut_node)
@@ -756,7 +749,6 @@ impl<'a> Worker<'a> {
                     reduction = self.params.late_move_reduction(depth, moves_searched);
                     reduction -= pv_node as i32;
                     reduction -= tt_pv as i32;
-                    reduction += self.params.lmr_cut_node() * cut_node as i32;
                     reduction -= picker.is_refutation(mv) as i32;
                     reduction -= self.board.in_check() as i32;
                     reduction -= history / self.params.lmr_history_divisor();
@@ -883,38 +875,31 @@ impl<'a> Worker<'a> {
 
     /// Whether the table move is singular: a reduced search of every other move, with a
     /// window just below the table's score, must fail low. If even that search reaches beta,
-    /// several moves beat beta and the node is cut at once ("multi-cut"). Otherwise, a table
-    /// move that beats beta without being singular is searched shallower.
+    /// several moves beat beta and the node is cut at once ("multi-cut").
     fn singularity(
         &mut self,
         entry: Option<TtEntry>,
         depth: i32,
         beta: i32,
         ply: usize,
-        node: NodeKind,
+        cut_node: bool,
     ) -> Singularity {
-        let Some(e) = entry else { return Singularity::Extend(0) };
+        let Some(e) = entry else { return Singularity::Plain };
         let score = score_from_tt(e.score, ply);
         if e.depth < depth - self.params.se_tt_depth_margin() || e.bound == Bound::Upper || score.abs() >= TB_WIN_BOUND
         {
-            return Singularity::Extend(0);
+            return Singularity::Plain;
         }
         let singular_beta = score - self.params.se_beta_margin() * depth;
         self.stack[ply].excluded = e.mv;
-        let value = self.negamax(singular_beta - 1, singular_beta, (depth - 1) / 2, ply, node.cut);
+        let value = self.negamax(singular_beta - 1, singular_beta, (depth - 1) / 2, ply, cut_node);
         self.stack[ply].excluded = Move::NONE;
         if value < singular_beta {
-            // Far below: the move is all there is; search it two plies deeper, a bounded
-            // number of times on one line.
-            let double = value < singular_beta - self.params.se_double_margin()
-                && self.stack[ply].double_extensions < self.params.se_max_doubles();
-            Singularity::Extend(if double && !node.pv { 2 } else { 1 })
+            Singularity::Extend
         } else if singular_beta >= beta {
             Singularity::MultiCut(singular_beta)
-        } else if score >= beta {
-            Singularity::Extend(-self.params.se_negative_tt())
         } else {
-            Singularity::Extend(0)
+            Singularity::Plain
         }
     }
 
@@ -1102,18 +1087,12 @@ fn time_share(forced: bool, stable_iterations: u32, score_drop: i32, effort: f64
     stability * trouble * contest * hundredths(params.iteration_start_percent())
 }
 
-/// What the singularity search says of the table move: search it this many plies deeper (or
-/// shallower, when negative), or cut the node with this score.
+/// What the singularity search says of the table move: search it a ply deeper, search it as
+/// any other move, or cut the node with this score.
 enum Singularity {
-    Extend(i32),
+    Extend,
+    Plain,
     MultiCut(i32),
-}
-
-/// What a node expects of itself: on the principal variation, or expected to fail high.
-#[derive(Clone, Copy)]
-struct NodeKind {
-    pv: bool,
-    cut: bool,
 }
 
 /// The table's `score` where its `bound` says it lies closer to the truth than `static_eval`

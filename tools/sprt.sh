@@ -12,7 +12,7 @@
 # tools/build-fastchess.sh builds; FASTCHESS names another. NEW_OPTIONS and BASE_OPTIONS give
 # one engine UCI options ("name=value ...", no spaces in a name): with an `spsa` build as both
 # engines, a change of the search's constants is tested without building anything, e.g.
-#   NEW_OPTIONS="lmr_cut_node=1" tools/sprt.sh target/release/sentinel target/release/sentinel
+#   NEW_OPTIONS="lmp_base=4" tools/sprt.sh target/release/sentinel target/release/sentinel
 # TC `nodes=N` plays every move to N nodes with no clock: at 20,000 several times the games an
 # hour of 8+0.08, and a fair first test between two networks of the same speed (a clock
 # decides once speed differs).

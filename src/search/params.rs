@@ -87,22 +87,11 @@ tunables! {
     se_tt_depth_margin = 3, 1..=5, 1;
     /// Singular extensions: the singular beta lies this much per ply below the table's score.
     se_beta_margin = 2, 1..=4, 1;
-    /// A double extension when the other moves fall this far below the singular beta.
-    se_double_margin = 20, 5..=60, 4;
-    /// A table move that is not singular but whose score beats beta is searched this many
-    /// plies shallower.
-    se_negative_tt = 0, 0..=3, 1;
-    /// At most this many double extensions on one line.
-    se_max_doubles = 0, 0..=12, 1;
     /// Shallow exchange pruning applies up to this depth.
     pruning_max_depth = 8, 4..=12, 1;
     /// Late move pruning: quiet moves tried before the rest are skipped, (this + depth²),
     /// halved when the position is not improving.
     lmp_base = 3, 1..=8, 1;
-    /// History pruning: up to this depth.
-    history_pruning_max_depth = 0, 0..=6, 1;
-    /// History pruning: quiet moves whose history is below minus this per ply.
-    history_pruning_margin = 3000, 1000..=8000, 300;
     /// Futility pruning: up to this depth.
     futility_max_depth = 8, 4..=12, 1;
     /// Futility pruning: static evaluation plus this, plus `futility_per_depth` per ply,
@@ -127,8 +116,6 @@ tunables! {
     lmr_divisor = 225, 150..=350, 10;
     /// The history lowers a reduction by one ply per this much.
     lmr_history_divisor = 24576, 8000..=40000, 1500;
-    /// Extra reduction at cut nodes, in plies.
-    lmr_cut_node = 0, 0..=3, 1;
     /// The reward for a refuting move: this per ply of depth, less `history_bonus_offset`,
     /// at most `history_bonus_max`.
     history_bonus_per_depth = 170, 80..=300, 15;
