@@ -110,6 +110,11 @@ pub enum Command {
         /// Continue from a checkpoint.
         #[arg(long, value_name = "CHECKPOINT")]
         resume: Option<PathBuf>,
+        /// Start from this network's weights (a network file, or `builtin`) instead of random
+        /// ones, with a fresh optimiser and the step size schedule from its start: fine-tuning
+        /// a network on newer data, its checkpoints gone or not. Its shape is the run's.
+        #[arg(long, value_name = "FILE", conflicts_with = "resume")]
+        init: Option<PathBuf>,
         /// Print this network's validation loss beside the hand-crafted evaluation's (repeat
         /// for several; `builtin` is the one built into the binary): the network a new one
         /// is to replace is its bar.
@@ -182,6 +187,7 @@ pub fn run(command: Command) -> Result<(), String> {
             out_dir,
             out,
             resume,
+            init,
             compare,
         } => {
             if !(0.0..=0.5).contains(&validation) || !(0.0..=1.0).contains(&wdl) {
@@ -202,8 +208,12 @@ pub fn run(command: Command) -> Result<(), String> {
                 output_buckets: output_buckets.map(|o| o as usize),
                 activation,
             };
+            let init = match init {
+                Some(path) => Some((path.display().to_string(), read_network(&path)?)),
+                None => None,
+            };
             let options =
-                train::Options { data, validation, seed, settings, epochs, shape, out_dir, out, resume, compare };
+                train::Options { data, validation, seed, settings, epochs, shape, out_dir, out, resume, init, compare };
             train::run(&options)
         }
         Command::NetEval { net, position } => {

@@ -245,6 +245,18 @@ impl Network {
         by_width!(self, net => &net.shape)
     }
 
+    #[cfg(any(test, feature = "tune"))]
+    /// The quantised parameters in the order `from_parts` takes them: the trainer starts from
+    /// them to fine-tune a network.
+    pub fn parts(&self) -> (Vec<i16>, Vec<i16>, Vec<i16>, Vec<i32>) {
+        by_width!(self, net => (
+            net.feature_weights.iter().flatten().copied().collect(),
+            net.feature_bias.to_vec(),
+            net.output_weights.iter().flatten().flatten().copied().collect(),
+            net.output_bias.to_vec(),
+        ))
+    }
+
     /// Whether the two are the same network, by address: a file loaded twice makes two.
     pub fn same_as(&self, other: &Network) -> bool {
         match (self, other) {

@@ -204,6 +204,19 @@ impl FloatNet {
         self.forward(pos, scratch) * EVAL_SCALE as f32
     }
 
+    /// The float network a quantised one stands for: quantising it gives `network` back
+    /// exactly, so training can go on from a network file when its checkpoints are gone.
+    pub fn dequantise(network: &Network) -> FloatNet {
+        let (features, biases, outputs, out_biases) = network.parts();
+        let scaled = |values: Vec<i16>, scale: i32| values.into_iter().map(move |q| q as f32 / scale as f32);
+        let params = scaled(features, QA)
+            .chain(scaled(biases, QA))
+            .chain(scaled(outputs, QB))
+            .chain(out_biases.iter().map(|&b| (b as f64 / (QA * QB) as f64) as f32))
+            .collect();
+        FloatNet { shape: *network.shape(), params }
+    }
+
     /// The quantised network, and how many parameters had to be clamped to fit.
     pub fn quantise(&self) -> Result<(Network, usize), String> {
         let (bias, output, output_bias) = FloatNet::offsets(&self.shape);
@@ -410,6 +423,20 @@ mod tests {
                 |i: usize| params[row * h + i] + if features.contains(&(row as u16)) { start[i] } else { 0.0 };
             assert!(chunk.iter().enumerate().all(|(i, &g)| g.to_bits() == expected(i).to_bits()), "row {row}");
         }
+    }
+
+    /// A network file dequantised and quantised again is the same network, and the float
+    /// network evaluates as the quantised one does: fine-tuning starts where the file is.
+    #[test]
+    fn dequantising_the_embedded_network_loses_nothing() {
+        let embedded = crate::eval::nnue::embedded();
+        let float = FloatNet::dequantise(&embedded);
+        let (again, clamped) = float.quantise().unwrap();
+        assert_eq!((again, clamped), (embedded.clone(), 0));
+        let fen = "2r3k1/pp3ppp/8/3N4/8/1P4P1/P4P1P/2R3K1 b - - 0 30";
+        let board = Board::from_fen(fen).unwrap();
+        let float_cp = float.evaluate(&position(fen, 0, GameResult::Draw, &float.shape), &mut Scratch::new(512));
+        assert!((float_cp - embedded.evaluate(&board) as f32).abs() < 3.0, "{float_cp} {}", embedded.evaluate(&board));
     }
 
     /// Mirroring a record gives the features of the position reflected from the a-file to the

@@ -38,6 +38,8 @@ pub struct Options {
     pub out_dir: PathBuf,
     pub out: Option<PathBuf>,
     pub resume: Option<PathBuf>,
+    /// A network to start from instead of random weights (with a fresh optimiser).
+    pub init: Option<(String, Network)>,
     /// Networks whose validation loss is printed beside the hand-crafted evaluation's, by name.
     pub compare: Vec<(String, Network)>,
 }
@@ -187,7 +189,11 @@ fn step_size(lr: f32, progress: f64) -> f32 {
 
 impl Trainer {
     pub fn new(shape: Shape, seed: u64) -> Trainer {
-        let net = FloatNet::new(shape, seed);
+        Trainer::from_net(FloatNet::new(shape, seed))
+    }
+
+    /// Training from epoch 0 with `net`'s weights and a fresh optimiser.
+    pub fn from_net(net: FloatNet) -> Trainer {
         let adam = AdamW::new(net.params.len());
         Trainer { net, adam, epoch: 0 }
     }
@@ -528,7 +534,21 @@ pub fn run(options: &Options) -> Result<(), String> {
             eprintln!("train: resuming after epoch {} from {}", trainer.epoch, path.display());
             trainer
         }
-        None => Trainer::new(options.shape.shape(), options.seed),
+        None => match &options.init {
+            Some((name, network)) => {
+                let differences = options.shape.differences(network.shape());
+                if !differences.is_empty() {
+                    return Err(format!(
+                        "{name}: the network's shape is {}; the options ask for another {}",
+                        network.shape(),
+                        differences.join(", ")
+                    ));
+                }
+                eprintln!("train: starting from the network {name}");
+                Trainer::from_net(FloatNet::dequantise(network))
+            }
+            None => Trainer::new(options.shape.shape(), options.seed),
+        },
     };
     eprintln!("train: shape {} ({} parameters)", trainer.net.shape, trainer.net.params.len());
     std::fs::create_dir_all(&options.out_dir)
@@ -774,6 +794,42 @@ mod tests {
         assert!(same.differences(&shape).is_empty());
         let other = ShapeChoice { hidden: Some(2 * DEFAULT_HIDDEN), kings: Some(KingBuckets::NONE), ..same };
         assert_eq!(other.differences(&shape), ["hidden size", "king buckets"]);
+    }
+
+    /// A run started from a network begins with its weights: with no epoch to train it writes
+    /// the same network back. Shape options that differ from the network's are named.
+    #[test]
+    fn a_run_started_from_a_network_begins_with_its_weights() {
+        let data = synthetic(500, 7);
+        let mut trainer = Trainer::new(bucketed(NARROW, Activation::SCReLU), 2);
+        trainer.train_epoch(&data, &settings(1), 1, 3);
+        let (network, _) = trainer.net.quantise().unwrap();
+        let mut file = Vec::new();
+        packed::write_header(&mut file).unwrap();
+        data.iter().for_each(|record| file.extend_from_slice(record.bytes()));
+        let out_dir = std::env::temp_dir().join(format!("sentinel-train-init-{}", std::process::id()));
+        let options = Options {
+            data: vec![temp_file("init.bin", &file)],
+            validation: 0.0,
+            seed: 1,
+            settings: settings(1),
+            epochs: 0,
+            shape: ShapeChoice { output_buckets: Some(8), ..ShapeChoice::default() },
+            out_dir: out_dir.clone(),
+            out: None,
+            resume: None,
+            init: Some(("trained".to_string(), network.clone())),
+            compare: Vec::new(),
+        };
+        run(&options).unwrap();
+        assert_eq!(std::fs::read(out_dir.join("net.nnue")).unwrap(), network.to_bytes());
+        let other = Options { shape: ShapeChoice { output_buckets: Some(1), ..ShapeChoice::default() }, ..options };
+        let error = run(&other).unwrap_err();
+        assert!(
+            error.starts_with("trained: the network's shape is") && error.ends_with("another output buckets"),
+            "{error}"
+        );
+        std::fs::remove_dir_all(out_dir).unwrap();
     }
 
     /// A file to read, in a directory of its own.
