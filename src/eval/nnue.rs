@@ -249,12 +249,7 @@ impl Network {
     /// The quantised parameters in the order `from_parts` takes them: the trainer starts from
     /// them to fine-tune a network.
     pub fn parts(&self) -> (Vec<i16>, Vec<i16>, Vec<i16>, Vec<i32>) {
-        by_width!(self, net => (
-            net.feature_weights.iter().flatten().copied().collect(),
-            net.feature_bias.to_vec(),
-            net.output_weights.iter().flatten().flatten().copied().collect(),
-            net.output_bias.to_vec(),
-        ))
+        by_width!(self, net => net.parts())
     }
 
     /// Whether the two are the same network, by address: a file loaded twice makes two.
@@ -339,17 +334,28 @@ impl<const H: usize> Net<H> {
     }
 
     #[cfg(any(test, feature = "tune"))]
+    /// See `Network::parts`: the order `from_parts` takes and the file stores.
+    fn parts(&self) -> (Vec<i16>, Vec<i16>, Vec<i16>, Vec<i32>) {
+        (
+            self.feature_weights.iter().flatten().copied().collect(),
+            self.feature_bias.to_vec(),
+            self.output_weights.iter().flatten().flatten().copied().collect(),
+            self.output_bias.to_vec(),
+        )
+    }
+
+    #[cfg(any(test, feature = "tune"))]
     fn to_bytes(&self) -> Vec<u8> {
         let size = HEADER_SIZE + parameter_bytes(self.shape.inputs(), H, self.shape.output_buckets);
         let mut bytes = Vec::with_capacity(size);
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&VERSION.to_le_bytes());
         bytes.extend_from_slice(&self.shape.to_bytes());
-        let rows = self.feature_weights.iter().chain([&self.feature_bias]).chain(self.output_weights.iter().flatten());
-        for value in rows.flatten() {
+        let (feature_weights, feature_bias, output_weights, output_bias) = self.parts();
+        for value in feature_weights.iter().chain(&feature_bias).chain(&output_weights) {
             bytes.extend_from_slice(&value.to_le_bytes());
         }
-        for bias in &self.output_bias {
+        for bias in &output_bias {
             bytes.extend_from_slice(&bias.to_le_bytes());
         }
         bytes

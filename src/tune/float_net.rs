@@ -435,7 +435,8 @@ mod tests {
         assert_eq!((again, clamped), (embedded.clone(), 0));
         let fen = "2r3k1/pp3ppp/8/3N4/8/1P4P1/P4P1P/2R3K1 b - - 0 30";
         let board = Board::from_fen(fen).unwrap();
-        let float_cp = float.evaluate(&position(fen, 0, GameResult::Draw, &float.shape), &mut Scratch::new(512));
+        let float_cp =
+            float.evaluate(&position(fen, 0, GameResult::Draw, &float.shape), &mut Scratch::new(float.shape.hidden));
         assert!((float_cp - embedded.evaluate(&board) as f32).abs() < 3.0, "{float_cp} {}", embedded.evaluate(&board));
     }
 

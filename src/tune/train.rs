@@ -69,6 +69,16 @@ impl ShapeChoice {
         }
     }
 
+    /// Refuses a run from `source` (a checkpoint or a network: `what`) whose `shape` differs
+    /// from the choice, naming the parts that differ.
+    pub fn agrees_with(&self, shape: &Shape, source: &str, what: &str) -> Result<(), String> {
+        let differences = self.differences(shape);
+        if differences.is_empty() {
+            return Ok(());
+        }
+        Err(format!("{source}: the {what}'s shape is {shape}; the options ask for another {}", differences.join(", ")))
+    }
+
     /// The parts of the choice that `shape` does not have, by name.
     pub fn differences(&self, shape: &Shape) -> Vec<&'static str> {
         let differs = [
@@ -522,28 +532,13 @@ pub fn run(options: &Options) -> Result<(), String> {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let trainer = Trainer::from_checkpoint(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-            let differences = options.shape.differences(&trainer.net.shape);
-            if !differences.is_empty() {
-                return Err(format!(
-                    "{}: the checkpoint's shape is {}; the options ask for another {}",
-                    path.display(),
-                    trainer.net.shape,
-                    differences.join(", ")
-                ));
-            }
+            options.shape.agrees_with(&trainer.net.shape, &path.display().to_string(), "checkpoint")?;
             eprintln!("train: resuming after epoch {} from {}", trainer.epoch, path.display());
             trainer
         }
         None => match &options.init {
             Some((name, network)) => {
-                let differences = options.shape.differences(network.shape());
-                if !differences.is_empty() {
-                    return Err(format!(
-                        "{name}: the network's shape is {}; the options ask for another {}",
-                        network.shape(),
-                        differences.join(", ")
-                    ));
-                }
+                options.shape.agrees_with(network.shape(), name, "network")?;
                 eprintln!("train: starting from the network {name}");
                 Trainer::from_net(FloatNet::dequantise(network))
             }
