@@ -1075,7 +1075,7 @@ mod tests {
         let start = eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let without_black_queen = eval("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let middlegame = eval("r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7");
-        assert_eq!((start, without_black_queen, middlegame), (28, 1811, 20));
+        assert_eq!((start, without_black_queen, middlegame), (38, 1867, 29));
         assert!(start.abs() < 100 && without_black_queen > 500);
         assert_eq!(*net.shape(), Shape { output_buckets: 8, ..Shape::plain(512, Activation::SCReLU) });
     }
