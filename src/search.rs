@@ -290,7 +290,8 @@ impl<'a> Worker<'a> {
             let best_line = &self.root_moves[0].pv;
             stable_iterations = if best.0 == best_line[0] { stable_iterations + 1 } else { 0 };
             best = (best_line[0], best_line.get(1).copied());
-            for line in 0..reported {
+            // Helpers report nothing: building the lines would cost them time and memory.
+            for line in 0..if self.id == 0 { reported } else { 0 } {
                 let root_move = &self.root_moves[line];
                 let info = self.info(line, depth, root_move.score, Bound::Exact, root_move.pv.clone());
                 reporter(Report::Info(info));
@@ -350,7 +351,7 @@ impl<'a> Worker<'a> {
                 return score;
             };
             // A GUI showing a long search likes to see that the score is moving.
-            if self.time.elapsed() > Duration::from_secs(2) && self.pv_index < self.limits.multipv {
+            if self.id == 0 && self.time.elapsed() > Duration::from_secs(2) && self.pv_index < self.limits.multipv {
                 reporter(Report::Info(self.info(self.pv_index, depth, score, bound, self.pv.line().to_vec())));
             }
             delta += delta / 2;
@@ -370,7 +371,7 @@ impl<'a> Worker<'a> {
         let Some(probe) = tables.probe_root(&self.board, settings.fifty_move_rule) else {
             return;
         };
-        self.control.tb_hits.fetch_add(probe.moves.len() as u64, Ordering::Relaxed);
+        self.control.add_tb_hits(self.id, probe.moves.len() as u64);
         let keep: Vec<Move> = probe.best_moves().collect();
         self.root_moves.retain(|r| keep.contains(&r.mv));
         self.root_moves.sort_by_key(|r| keep.iter().position(|&m| m == r.mv));
@@ -394,7 +395,7 @@ impl<'a> Worker<'a> {
             return None;
         }
         let wdl = tables.probe_wdl(&self.board)?;
-        self.control.tb_hits.fetch_add(1, Ordering::Relaxed);
+        self.control.add_tb_hits(self.id, 1);
         Some(if settings.fifty_move_rule { wdl } else { wdl.without_fifty_move_rule() })
     }
 
@@ -454,7 +455,7 @@ impl<'a> Worker<'a> {
             nodes: self.control.total_nodes(self.id, self.nodes),
             elapsed: self.time.elapsed(),
             hashfull: self.tt.hashfull(),
-            tb_hits: self.control.tb_hits.load(Ordering::Relaxed),
+            tb_hits: self.control.tb_hits(),
             pv,
         }
     }
@@ -463,6 +464,11 @@ impl<'a> Worker<'a> {
     /// Only the main thread applies the limits; it stops the helpers when it finishes.
     fn check_limits(&mut self) {
         self.nodes += 1;
+        // At every node, not every thousand: once the search is stopped, each thread must
+        // give up its core at its next turn on one (one read of a line that nobody writes).
+        if self.control.stop.load(Ordering::Relaxed) {
+            self.stopped = true;
+        }
         let main = self.id == 0;
         if main && self.limits.nodes.is_some_and(|n| self.nodes + self.helper_nodes >= n) {
             self.stopped = true;
@@ -471,9 +477,6 @@ impl<'a> Worker<'a> {
             return;
         }
         self.control.publish_nodes(self.id, self.nodes);
-        if self.control.stop.load(Ordering::Relaxed) {
-            self.stopped = true;
-        }
         if !main {
             return;
         }

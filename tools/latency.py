@@ -4,6 +4,7 @@ overshoots, and how much memory the engine holds for a given Hash, also after ma
 
     tools/latency.py --engine target/release/sentinel            # everything
     tools/latency.py --only stop --tries 100
+    tools/latency.py --only movetime --movetime 20 --tries 20 --threads 1,8,64,256 --overhead 0
 
 Times are taken here, from writing the command to reading the answer, so they include the
 pipes and this script (the GUI's view). Memory is the engine process's resident set (VmRSS)
@@ -61,6 +62,7 @@ def engine_at(args, threads, moves):
     """A fresh engine with `threads` threads, ready in the start position after `moves`."""
     engine = Engine(args.engine)
     engine.send(f"setoption name Threads value {threads}")
+    engine.send(f"setoption name Move Overhead value {args.overhead}")
     engine.send(f"position startpos moves {moves}")
     engine.ready()
     return engine
@@ -136,6 +138,8 @@ def main():
     ap.add_argument("--engine", default="target/release/sentinel")
     ap.add_argument("--tries", type=int, default=100)
     ap.add_argument("--movetime", type=int, default=100)
+    ap.add_argument("--threads", default="1,2", help="thread counts for the stop and movetime runs")
+    ap.add_argument("--overhead", type=int, default=10, help="Move Overhead, ms")
     ap.add_argument("--hashes", default="16,64,256")
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--hash", type=int, default=16, help="Hash for the many-games run")
@@ -144,10 +148,10 @@ def main():
     ap.add_argument("--only", choices=["stop", "movetime", "memory", "games"])
     args = ap.parse_args()
     if args.only in (None, "stop"):
-        for threads in (1, 2):
+        for threads in map(int, args.threads.split(",")):
             print(stop_latency(args, threads), flush=True)
     if args.only in (None, "movetime"):
-        for threads in (1, 2):
+        for threads in map(int, args.threads.split(",")):
             print(movetime_overshoot(args, threads), flush=True)
     if args.only in (None, "memory"):
         for hash_mb in map(int, args.hashes.split(",")):

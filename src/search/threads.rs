@@ -2,6 +2,12 @@
 //! than one thread, helpers search the same position at the same time, sharing only the
 //! transposition table: what one thread learns there steers the others, and the main thread
 //! (which alone watches the clock and reports) finishes sooner.
+//!
+//! The threads live as long as the `Threads` setting: each is created once, parks between
+//! searches and keeps its learning (histories, the evaluation's buffers) from one search to
+//! the next, as Stockfish's thread pool does. Starting hundreds of threads for every `go` cost
+//! more than a short search, and on a machine with fewer cores than threads each new thread
+//! slowed the starting of the next.
 
 use super::ThreadState;
 use super::params::Params;
@@ -11,8 +17,9 @@ use super::tt::TranspositionTable;
 use super::{Limits, Report, Shared, Worker};
 use crate::board::Board;
 use crate::eval::Evaluation;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -43,7 +50,13 @@ impl Default for ProbeSettings {
 /// Receives the search's reports, on the search thread.
 pub type Reporter = Box<dyn FnMut(Report) + Send>;
 
-/// Runs searches on background threads; the caller stays free to read input and to stop them.
+/// Locks `mutex`, taking over its value if a thread panicked while holding it: what these
+/// locks guard (a thread's statistics, a deadline, a pool thread's task) stays usable.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs searches on the pool's threads; the caller stays free to read input and to stop them.
 pub struct Searcher {
     tt: Arc<TranspositionTable>,
     /// The evaluation (the built-in network unless set otherwise).
@@ -55,70 +68,83 @@ pub struct Searcher {
     probe: ProbeSettings,
     /// The search's constants (the defaults, but in a tuning build).
     params: Params,
-    /// Each thread's learning (see `ThreadState`), kept between searches; it travels with the
-    /// search and comes back when it ends.
-    states: Vec<ThreadState>,
-    threads: usize,
+    /// Each search thread's learning (see `ThreadState`), the main thread's first, kept
+    /// between searches.
+    states: Vec<Arc<Mutex<ThreadState>>>,
+    /// The thread that runs the main search of `start` (none if the system refused one).
+    main: Option<PoolThread>,
+    helpers: Helpers,
     control: Arc<Control>,
+    watchdog: Option<Watchdog>,
+    /// The running search's hard time limit, counted from when our clock starts.
+    hard_limit: Option<Duration>,
     move_overhead: Duration,
-    handle: Option<JoinHandle<Vec<ThreadState>>>,
+    searching: bool,
 }
 
-/// One search, ready to run on whichever thread: what `Searcher` lends it, and the threads'
-/// states, which it hands back at the end.
+/// One search, shared by all its threads.
 struct Job {
+    board: Board,
+    limits: Limits,
     tt: Arc<TranspositionTable>,
     control: Arc<Control>,
     tablebases: Option<Arc<Tablebases>>,
     probe: ProbeSettings,
-    states: Vec<ThreadState>,
-    time: TimeManager,
     evaluation: Evaluation,
     params: Params,
 }
 
 impl Job {
-    /// Runs the main thread here and the helpers beside it; reports through `reporter`, ending
-    /// with the `BestMove`.
-    fn run(mut self, board: Board, limits: Limits, mut reporter: Reporter) -> Vec<ThreadState> {
-        let (main_state, helper_states) = self.states.split_first_mut().expect("at least one thread");
-        let tablebases = self.tablebases.as_deref().map(|tables| (tables, self.probe));
-        let control = &self.control;
-        let shared = Shared { tt: &self.tt, control, evaluation: &self.evaluation, params: &self.params, tablebases };
-        std::thread::scope(|scope| {
-            // A limited strength is a level of the single-threaded search: helpers would
-            // make it stronger, and its moves no longer repeatable under a fixed seed.
-            let helpers = if limits.strength.is_some() { 0 } else { helper_states.len() };
-            for (i, state) in helper_states.iter_mut().take(helpers).enumerate() {
-                let (board, limits) = (board.clone(), limits.clone());
-                scope.spawn(move || {
-                    let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO, 1);
-                    let mut worker = Worker::new(i + 1, board, shared, state, limits, time);
-                    worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
-                });
-            }
-            let mut worker = Worker::new(0, board, shared, main_state, limits, self.time);
-            let (best, ponder) = worker.iterative_deepening(&mut reporter);
-            // The move goes out before the helpers are gathered in: a helper the operating
-            // system has not scheduled for a while must not hold up the clock.
-            control.stop.store(true, Ordering::SeqCst);
-            reporter(Report::BestMove { best, ponder });
-        });
-        self.states
+    fn shared(&self) -> Shared<'_> {
+        Shared {
+            tt: &self.tt,
+            control: &self.control,
+            evaluation: &self.evaluation,
+            params: &self.params,
+            tablebases: self.tablebases.as_deref().map(|tables| (tables, self.probe)),
+        }
+    }
+
+    /// The main thread's part: searches, stops the helpers and reports, ending with the
+    /// `BestMove`.
+    fn lead(&self, state: &mut ThreadState, time: TimeManager, reporter: &mut Reporter) {
+        let mut worker = Worker::new(0, self.board.clone(), self.shared(), state, self.limits.clone(), time);
+        let (best, ponder) = worker.iterative_deepening(reporter);
+        // The move goes out before the helpers have stopped: a helper the operating system
+        // has not scheduled for a while must not hold up the clock.
+        self.control.stop.store(true, Ordering::SeqCst);
+        reporter(Report::BestMove { best, ponder });
+    }
+
+    /// A helper's part: searches until the main thread stops it, only filling the table.
+    fn help(&self, id: usize, state: &mut ThreadState) {
+        let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO, 1);
+        let mut worker = Worker::new(id, self.board.clone(), self.shared(), state, self.limits.clone(), time);
+        worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
     }
 }
 
+/// One thread's counters, on a cache line of its own: each thread writes its own as it
+/// searches, and counters sharing a line would make every write evict the others' copies.
+#[repr(align(64))]
+#[derive(Default)]
+struct Counters {
+    nodes: AtomicU64,
+    /// Positions answered by the tablebases.
+    tb_hits: AtomicU64,
+}
+
 /// What the threads of one search share besides the table: the flags the caller sets, and
-/// node counts for reporting.
+/// counters for reporting. Aligned so that the flags, read at every node by every thread,
+/// share their cache line with nothing that others write.
+#[repr(align(64))]
 pub(super) struct Control {
     pub stop: AtomicBool,
     pub pondering: AtomicBool,
     /// When `ponderhit` came. Our clock runs from then, not from when the main thread next
     /// looks at the flags: on a busy machine that can be tens of milliseconds later.
     ponder_hit: Mutex<Option<Instant>>,
-    /// Positions answered by the tablebases, all threads together.
-    pub tb_hits: AtomicU64,
-    nodes: Box<[AtomicU64]>,
+    counters: Box<[Counters]>,
 }
 
 impl Control {
@@ -127,49 +153,348 @@ impl Control {
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(false),
             ponder_hit: Mutex::new(None),
-            tb_hits: AtomicU64::new(0),
-            nodes: (0..MAX_THREADS).map(|_| AtomicU64::new(0)).collect(),
+            counters: (0..MAX_THREADS).map(|_| Counters::default()).collect(),
+        }
+    }
+
+    /// Ready for a new search.
+    fn reset(&self, pondering: bool) {
+        self.stop.store(false, Ordering::SeqCst);
+        self.pondering.store(pondering, Ordering::SeqCst);
+        *lock(&self.ponder_hit) = None;
+        for counters in self.counters.iter() {
+            counters.nodes.store(0, Ordering::Relaxed);
+            counters.tb_hits.store(0, Ordering::Relaxed);
         }
     }
 
     /// When the ponder hit came, if it has.
     pub fn ponder_hit(&self) -> Option<Instant> {
-        *self.ponder_hit_slot()
-    }
-
-    /// The ponder hit's instant; a thread that panicked holding it left a plain value.
-    fn ponder_hit_slot(&self) -> MutexGuard<'_, Option<Instant>> {
-        self.ponder_hit.lock().unwrap_or_else(PoisonError::into_inner)
+        *lock(&self.ponder_hit)
     }
 
     /// A thread's node count, published now and then for the main thread's reports.
     pub fn publish_nodes(&self, thread: usize, nodes: u64) {
-        self.nodes[thread].store(nodes, Ordering::Relaxed);
+        self.counters[thread].nodes.store(nodes, Ordering::Relaxed);
     }
 
     /// All threads' nodes, counting the caller's exact figure instead of its last published one.
     pub fn total_nodes(&self, thread: usize, nodes: u64) -> u64 {
-        let others: u64 =
-            self.nodes.iter().enumerate().filter(|&(i, _)| i != thread).map(|(_, n)| n.load(Ordering::Relaxed)).sum();
+        let others: u64 = self
+            .counters
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != thread)
+            .map(|(_, c)| c.nodes.load(Ordering::Relaxed))
+            .sum();
         others + nodes
+    }
+
+    pub fn add_tb_hits(&self, thread: usize, hits: u64) {
+        self.counters[thread].tb_hits.fetch_add(hits, Ordering::Relaxed);
+    }
+
+    /// Tablebase hits, all threads together.
+    pub fn tb_hits(&self) -> u64 {
+        self.counters.iter().map(|c| c.tb_hits.load(Ordering::Relaxed)).sum()
+    }
+}
+
+/// What the main search thread is doing.
+enum Slot {
+    Idle,
+    Queued(Box<dyn FnOnce() + Send>),
+    Running,
+    Quit,
+}
+
+/// Where the main search thread waits for work, and its owner for the work to end.
+struct Mailbox {
+    slot: Mutex<Slot>,
+    changed: Condvar,
+}
+
+impl Mailbox {
+    /// The thread's life: run each task handed in, until told to quit.
+    fn serve(&self) {
+        loop {
+            let task = {
+                let mut slot = lock(&self.slot);
+                loop {
+                    match std::mem::replace(&mut *slot, Slot::Running) {
+                        Slot::Queued(task) => break task,
+                        Slot::Quit => return,
+                        other => {
+                            *slot = other;
+                            slot = self.changed.wait(slot).unwrap_or_else(PoisonError::into_inner);
+                        }
+                    }
+                }
+            };
+            // A search that panicked (a bug; release builds abort) must not leave its owner
+            // waiting for ever.
+            let _ = std::panic::catch_unwind(AssertUnwindSafe(task));
+            *lock(&self.slot) = Slot::Idle;
+            self.changed.notify_all();
+        }
+    }
+}
+
+/// The main search thread, parked while it has nothing to do.
+struct PoolThread {
+    mailbox: Arc<Mailbox>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl PoolThread {
+    fn spawn() -> std::io::Result<PoolThread> {
+        let mailbox = Arc::new(Mailbox { slot: Mutex::new(Slot::Idle), changed: Condvar::new() });
+        let served = Arc::clone(&mailbox);
+        let handle = std::thread::Builder::new().name("search 0".into()).spawn(move || served.serve())?;
+        Ok(PoolThread { mailbox, handle: Some(handle) })
+    }
+
+    /// Hands the thread a task; it must be idle (`wait` first).
+    fn run(&self, task: Box<dyn FnOnce() + Send>) {
+        *lock(&self.mailbox.slot) = Slot::Queued(task);
+        self.mailbox.changed.notify_all();
+    }
+
+    /// Blocks until the thread has finished its task, if it has one.
+    fn wait(&self) {
+        let mut slot = lock(&self.mailbox.slot);
+        while matches!(*slot, Slot::Queued(_) | Slot::Running) {
+            slot = self.mailbox.changed.wait(slot).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+impl Drop for PoolThread {
+    fn drop(&mut self) {
+        self.wait();
+        *lock(&self.mailbox.slot) = Slot::Quit;
+        self.mailbox.changed.notify_all();
+        if let Some(handle) = self.handle.take() {
+            // The thread has left its loop; a panic there was already contained.
+            let _ = handle.join();
+        }
+    }
+}
+
+/// The helper threads of Lazy SMP, all woken by one broadcast. Waking them one by one, the
+/// waker lost its core to each new helper in turn: with 255 helpers on 2 cores, `go` took
+/// most of a second to hand out its work.
+struct Helpers {
+    board: Arc<HelperBoard>,
+    handles: Vec<JoinHandle<()>>,
+}
+
+/// What the helpers read their orders from.
+struct HelperBoard {
+    orders: Mutex<Orders>,
+    /// A new job, or the order to quit.
+    start: Condvar,
+    /// The last helper has finished its job.
+    done: Condvar,
+}
+
+struct Orders {
+    job: Option<Arc<Job>>,
+    /// Counts the jobs handed out, so that a helper takes each once.
+    generation: u64,
+    /// Helpers still busy with the job.
+    running: usize,
+    quit: bool,
+}
+
+impl Helpers {
+    fn none() -> Helpers {
+        let orders = Orders { job: None, generation: 0, running: 0, quit: false };
+        let board = HelperBoard { orders: Mutex::new(orders), start: Condvar::new(), done: Condvar::new() };
+        Helpers { board: Arc::new(board), handles: Vec::new() }
+    }
+
+    /// Helpers searching with `states` (ids 1, 2, ...); as many as the system gives threads.
+    fn spawn(states: &[Arc<Mutex<ThreadState>>]) -> Helpers {
+        let mut helpers = Helpers::none();
+        for (i, state) in states.iter().enumerate() {
+            let (id, board, state) = (i + 1, Arc::clone(&helpers.board), Arc::clone(state));
+            lock(&helpers.board.orders).running += 1;
+            let spawned =
+                std::thread::Builder::new().name(format!("search {id}")).spawn(move || board.serve(id, &state));
+            match spawned {
+                Ok(handle) => helpers.handles.push(handle),
+                Err(e) => {
+                    lock(&helpers.board.orders).running -= 1;
+                    log::warn!("only {id} of {} search threads could be started: {e}", states.len() + 1);
+                    break;
+                }
+            }
+        }
+        // Back once every helper has its memory in hand (see `serve`).
+        helpers.wait();
+        helpers
+    }
+
+    /// Blocks until every helper has finished its job, dropping the job.
+    fn wait(&self) {
+        let mut orders = lock(&self.board.orders);
+        while orders.running > 0 {
+            orders = self.board.done.wait(orders).unwrap_or_else(PoisonError::into_inner);
+        }
+        orders.job = None;
+    }
+}
+
+impl HelperBoard {
+    /// Sets the `count` helpers searching `job`. A limited strength is a level of the
+    /// single-threaded search, so the callers start no helpers for it: they would make it
+    /// stronger, and its moves no longer repeatable under a fixed seed.
+    fn start(&self, job: &Arc<Job>, count: usize) {
+        if count == 0 {
+            return;
+        }
+        let mut orders = lock(&self.orders);
+        orders.job = Some(Arc::clone(job));
+        orders.generation += 1;
+        orders.running = count;
+        self.start.notify_all();
+    }
+
+    /// Helper `id`'s life: search each job handed out, until told to quit. Its statistics
+    /// are written through first, as a job done: memory the system hands out untouched
+    /// would otherwise be faulted in during the first search, by hundreds of threads at
+    /// once, and hold that search up for most of a second.
+    fn serve(&self, id: usize, state: &Mutex<ThreadState>) {
+        let mut seen = 0;
+        let mut job: Option<Arc<Job>> = None;
+        lock(state).history.clear();
+        loop {
+            if let Some(job) = job.take() {
+                // A helper that panicked (a bug; release builds abort) must not leave the
+                // search waiting for ever.
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| job.help(id, &mut lock(state))));
+            }
+            let mut orders = lock(&self.orders);
+            orders.running -= 1;
+            if orders.running == 0 {
+                self.done.notify_all();
+            }
+            while orders.generation == seen && !orders.quit {
+                orders = self.start.wait(orders).unwrap_or_else(PoisonError::into_inner);
+            }
+            if orders.quit {
+                return;
+            }
+            seen = orders.generation;
+            job = orders.job.clone();
+        }
+    }
+}
+
+impl Drop for Helpers {
+    fn drop(&mut self) {
+        self.wait();
+        lock(&self.board.orders).quit = true;
+        self.board.start.notify_all();
+        for handle in self.handles.drain(..) {
+            // The thread has left its loop; a panic there was already contained.
+            let _ = handle.join();
+        }
+    }
+}
+
+/// Stops the search at its hard time limit, from a thread of its own that sleeps until then.
+/// With more search threads than cores the main thread may wait long for a turn on one, and
+/// would see its limit only after its next thousand nodes; the stop flag, read at every node,
+/// sends every thread back to the pool at its next turn, leaving the cores to the main thread.
+struct Watchdog {
+    shared: Arc<WatchdogShared>,
+    handle: Option<JoinHandle<()>>,
+}
+
+struct WatchdogShared {
+    /// When to stop the search; `Err(())` tells the thread to end.
+    deadline: Mutex<Result<Option<Instant>, ()>>,
+    changed: Condvar,
+    control: Arc<Control>,
+}
+
+impl Watchdog {
+    fn spawn(control: Arc<Control>) -> std::io::Result<Watchdog> {
+        let shared = Arc::new(WatchdogShared { deadline: Mutex::new(Ok(None)), changed: Condvar::new(), control });
+        let watched = Arc::clone(&shared);
+        let handle = std::thread::Builder::new().name("search clock".into()).spawn(move || watched.watch())?;
+        Ok(Watchdog { shared, handle: Some(handle) })
+    }
+
+    /// Stop the search at `deadline` (never, with `None`), instead of any earlier deadline.
+    fn set(&self, deadline: Option<Instant>) {
+        *lock(&self.shared.deadline) = Ok(deadline);
+        self.shared.changed.notify_all();
+    }
+}
+
+impl WatchdogShared {
+    fn watch(&self) {
+        let mut deadline = lock(&self.deadline);
+        loop {
+            let wait = match *deadline {
+                Err(()) => return,
+                Ok(None) => None,
+                Ok(Some(at)) => match at.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => Some(left),
+                    _ => {
+                        self.control.stop.store(true, Ordering::SeqCst);
+                        *deadline = Ok(None);
+                        None
+                    }
+                },
+            };
+            deadline = match wait {
+                Some(left) => self.changed.wait_timeout(deadline, left).unwrap_or_else(PoisonError::into_inner).0,
+                None => self.changed.wait(deadline).unwrap_or_else(PoisonError::into_inner),
+            };
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        *lock(&self.shared.deadline) = Err(());
+        self.shared.changed.notify_all();
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
     }
 }
 
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
-        Searcher {
+        let control = Arc::new(Control::new());
+        let watchdog = Watchdog::spawn(Arc::clone(&control))
+            .inspect_err(|e| {
+                log::warn!("no thread for the search's clock ({e}): time limits are checked by the search alone")
+            })
+            .ok();
+        let mut searcher = Searcher {
             tt: Arc::new(TranspositionTable::new(hash_mb).unwrap_or_else(TranspositionTable::minimal)),
             evaluation: Evaluation::embedded(),
             table_evaluation: Evaluation::embedded(),
             tablebases: None,
             probe: ProbeSettings::default(),
             params: Params::default(),
-            states: vec![ThreadState::new(&Evaluation::embedded())],
-            threads: 1,
-            control: Arc::new(Control::new()),
+            states: Vec::new(),
+            main: None,
+            helpers: Helpers::none(),
+            control,
+            watchdog,
+            hard_limit: None,
             move_overhead: Duration::from_millis(super::DEFAULT_MOVE_OVERHEAD_MS),
-            handle: None,
-        }
+            searching: false,
+        };
+        searcher.set_threads(1);
+        searcher
     }
 
     /// Resizes the transposition table (and clears it) to `mb` megabytes or, if that much
@@ -192,15 +517,28 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.wait();
         self.tt.clear();
-        for state in &mut self.states {
-            state.history.clear();
+        for state in &self.states {
+            lock(state).history.clear();
         }
     }
 
+    /// Searches with `threads` threads from now on. Should the system refuse a thread, the
+    /// search runs on those it has (at worst the caller's: see `start`).
     pub fn set_threads(&mut self, threads: usize) {
         self.wait();
-        self.threads = threads.clamp(1, MAX_THREADS);
-        self.states.resize_with(self.threads, || ThreadState::new(&self.evaluation));
+        let threads = threads.clamp(1, MAX_THREADS);
+        if self.main.is_none() {
+            self.main = PoolThread::spawn()
+                .inspect_err(|e| log::warn!("no thread to search on ({e}): searching on the input's thread"))
+                .ok();
+        }
+        if threads != self.states.len() {
+            // The old helpers end first, so that their memory is there for the new ones.
+            self.helpers = Helpers::none();
+            let evaluation = &self.evaluation;
+            self.states.resize_with(threads, || Arc::new(Mutex::new(ThreadState::new(evaluation))));
+            self.helpers = Helpers::spawn(&self.states[1..]);
+        }
     }
 
     /// Evaluates with `evaluation` from now on. The table's saved evaluations belong to the
@@ -236,29 +574,46 @@ impl Searcher {
 
     /// Starts searching `board` (whose history is used for repetitions) and returns at once.
     /// Reports arrive through `reporter`, ending with exactly one `Report::BestMove`.
-    pub fn start(&mut self, board: Board, limits: Limits, reporter: Reporter) {
-        let job = self.prepare(&limits);
-        self.handle = Some(std::thread::spawn(move || job.run(board, limits, reporter)));
-    }
-
-    /// Searches `board` as `start` does, but on the calling thread, returning once the
-    /// `BestMove` is out: for callers with nothing else to do meanwhile (self-play games), it
-    /// saves starting a thread for every move.
-    pub fn search(&mut self, board: Board, limits: Limits, reporter: Reporter) {
-        let job = self.prepare(&limits);
-        self.states = job.run(board, limits, reporter);
-    }
-
-    /// Everything a search needs from here, with the flags and counters reset.
-    fn prepare(&mut self, limits: &Limits) -> Job {
-        self.wait();
-        self.control.stop.store(false, Ordering::SeqCst);
-        self.control.pondering.store(limits.ponder, Ordering::SeqCst);
-        *self.control.ponder_hit_slot() = None;
-        for counter in self.control.nodes.iter() {
-            counter.store(0, Ordering::Relaxed);
+    pub fn start(&mut self, board: Board, limits: Limits, mut reporter: Reporter) {
+        let (job, time) = self.prepare(board, limits);
+        let state = Arc::clone(&self.states[0]);
+        let helpers = Arc::clone(&self.helpers.board);
+        let count = self.helpers.handles.len();
+        // The main thread wakes the helpers, so that the caller can go back to its input.
+        let task = move || {
+            if job.limits.strength.is_none() {
+                helpers.start(&job, count);
+            }
+            job.lead(&mut lock(&state), time, &mut reporter);
+        };
+        self.searching = true;
+        match &self.main {
+            Some(thread) => thread.run(Box::new(task)),
+            // No thread to search on: better late than never.
+            None => task(),
         }
-        self.control.tb_hits.store(0, Ordering::Relaxed);
+    }
+
+    /// Searches `board` as `start` does, but on the calling thread, returning once every
+    /// thread has finished: for callers with nothing else to do meanwhile (self-play games,
+    /// `bench`), it saves handing the search to another thread for every move.
+    pub fn search(&mut self, board: Board, limits: Limits, mut reporter: Reporter) {
+        let (job, time) = self.prepare(board, limits);
+        self.searching = true;
+        if job.limits.strength.is_none() {
+            self.helpers.board.start(&job, self.helpers.handles.len());
+        }
+        job.lead(&mut lock(&self.states[0]), time, &mut reporter);
+        self.wait();
+    }
+
+    /// Everything a search needs from here, with the flags and counters reset and the
+    /// clock's deadline set.
+    fn prepare(&mut self, board: Board, limits: Limits) -> (Arc<Job>, TimeManager) {
+        self.wait();
+        // The last search's deadline must not stop this one.
+        self.set_deadline(None);
+        self.control.reset(limits.ponder);
         self.tt.new_search();
         // A level plays with the hand-crafted evaluation: its calibration against Stockfish's
         // scale (`strength.rs`) was measured with it.
@@ -267,15 +622,27 @@ impl Searcher {
             self.tt.clear();
             self.table_evaluation = evaluation.clone();
         }
-        Job {
+        let time = TimeManager::new(&limits, self.move_overhead, self.params.expected_moves_left() as u32);
+        self.hard_limit = time.maximum();
+        if !limits.ponder {
+            self.set_deadline(self.hard_limit.map(|limit| time.clock_start() + limit));
+        }
+        let job = Job {
+            board,
+            limits,
             tt: Arc::clone(&self.tt),
             control: Arc::clone(&self.control),
             tablebases: self.tablebases.clone(),
             probe: self.probe,
-            states: std::mem::take(&mut self.states),
-            time: TimeManager::new(limits, self.move_overhead, self.params.expected_moves_left() as u32),
             evaluation,
             params: self.params.clone(),
+        };
+        (Arc::new(job), time)
+    }
+
+    fn set_deadline(&self, deadline: Option<Instant>) {
+        if let Some(watchdog) = &self.watchdog {
+            watchdog.set(deadline);
         }
     }
 
@@ -286,31 +653,117 @@ impl Searcher {
 
     /// The opponent played the move we pondered on: the search continues under the clock.
     pub fn ponderhit(&self) {
-        *self.control.ponder_hit_slot() = Some(Instant::now());
+        let now = Instant::now();
+        *lock(&self.control.ponder_hit) = Some(now);
         self.control.pondering.store(false, Ordering::SeqCst);
+        if self.searching {
+            self.set_deadline(self.hard_limit.map(|limit| now + limit));
+        }
     }
 
     /// Whether a search has been started and not yet waited for.
     pub fn running(&self) -> bool {
-        self.handle.is_some()
+        self.searching
     }
 
-    /// Blocks until the running search (if any) has finished and reported.
+    /// Blocks until the running search (if any) has finished and reported, and every thread
+    /// is parked again.
     pub fn wait(&mut self) {
-        if let Some(handle) = self.handle.take() {
-            let evaluation = &self.evaluation;
-            self.states =
-                handle.join().unwrap_or_else(|_| (0..self.threads).map(|_| ThreadState::new(evaluation)).collect());
+        if let Some(main) = &self.main {
+            main.wait();
         }
+        self.helpers.wait();
+        self.searching = false;
     }
 }
 
+impl Drop for Searcher {
+    /// A search still running (`go infinite`) is stopped, so that the pool's threads can end.
+    fn drop(&mut self) {
+        self.stop();
+        self.wait();
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::board::{Move, START_FEN};
+    use crate::movegen::legal_moves;
     use crate::movegen::parse_move;
-    use crate::search::history::PieceTo;
+    use crate::search::history::{Continuations, PieceTo};
+    use std::sync::mpsc;
+
+    /// Whether each thread's statistics hold anything for White's first move.
+    fn learned(searcher: &Searcher) -> Vec<bool> {
+        let board = Board::from_fen(START_FEN).unwrap();
+        let none = Continuations([PieceTo::NONE; 2]);
+        let knows =
+            |state: &ThreadState| legal_moves(&board).iter().any(|mv| state.history.quiet_score(&board, mv, none) != 0);
+        searcher.states.iter().map(|state| knows(&lock(state))).collect()
+    }
+
+    /// Searches the start position for `time` with `go infinite` and `stop`; returns what
+    /// `stop` to every thread parked again took, and the move.
+    fn search_for(searcher: &mut Searcher, time: Duration) -> (Duration, Option<Move>) {
+        let (sender, receiver) = mpsc::channel();
+        let limits = Limits { infinite: true, ..Limits::default() };
+        searcher.start(Board::from_fen(START_FEN).unwrap(), limits, Box::new(move |r| sender.send(r).unwrap()));
+        std::thread::sleep(time);
+        let stopped = Instant::now();
+        searcher.stop();
+        searcher.wait();
+        let best = receiver.try_iter().find_map(|report| match report {
+            Report::BestMove { best, .. } => Some(best),
+            Report::Info(_) => None,
+        });
+        (stopped.elapsed(), best.expect("one BestMove"))
+    }
+
+    /// The helpers are started once and keep what they learn from one search to the next,
+    /// until a new game (`clear`) wipes it; `stop` sends every thread back to the pool.
+    #[test]
+    fn the_pool_keeps_its_threads_and_their_learning() {
+        let mut searcher = Searcher::new(4);
+        searcher.set_threads(3);
+        let ids = |searcher: &Searcher| searcher.helpers.handles.iter().map(|h| h.thread().id()).collect::<Vec<_>>();
+        let helpers = ids(&searcher);
+        assert_eq!(helpers.len(), 2);
+        assert_eq!(learned(&searcher), [false; 3]);
+        for _ in 0..2 {
+            let (stopping, best) = search_for(&mut searcher, Duration::from_millis(300));
+            assert!(best.is_some());
+            assert!(stopping < Duration::from_millis(200), "{stopping:?} from stop to the threads parked");
+            assert_eq!(learned(&searcher), [true; 3]);
+            assert_eq!(ids(&searcher), helpers);
+        }
+        searcher.clear();
+        assert_eq!(learned(&searcher), [false; 3]);
+        searcher.set_threads(5);
+        assert_eq!(ids(&searcher).len(), 4);
+        assert_eq!(learned(&searcher), [false; 5]);
+    }
+
+    /// The hard time limit stops the search even when the main thread is one of many more
+    /// threads than cores: the clock's own thread raises the stop flag, and every thread
+    /// steps aside at its next node.
+    #[test]
+    fn many_threads_stop_at_the_time_limit() {
+        let mut searcher = Searcher::new(4);
+        searcher.set_threads(32);
+        for _ in 0..3 {
+            let (sender, receiver) = mpsc::channel();
+            let limits = Limits { movetime: Some(Duration::from_millis(30)), ..Limits::default() };
+            let start = Instant::now();
+            searcher.start(Board::from_fen(START_FEN).unwrap(), limits, Box::new(move |r| sender.send(r).unwrap()));
+            let best = receiver.iter().find_map(|report| match report {
+                Report::BestMove { best, .. } => Some(best),
+                Report::Info(_) => None,
+            });
+            let took = start.elapsed();
+            assert!(best.flatten().is_some());
+            assert!(took < Duration::from_millis(30 + 300), "a 30 ms search took {took:?}");
+        }
+    }
 
     /// A move records itself and its continuation key (the piece and where it went) in its
     /// ply's stack entry, which the continuation histories of the plies below read; a null move

@@ -53,6 +53,16 @@ impl TimeManager {
         manager(Some(optimum.min(maximum)), Some(maximum))
     }
 
+    /// The hard limit, counted from when our clock starts.
+    pub fn maximum(&self) -> Option<Duration> {
+        self.maximum
+    }
+
+    /// When our clock started: the search's start (a ponder hit moves it later).
+    pub fn clock_start(&self) -> Instant {
+        self.clock_start
+    }
+
     /// The time since the search started, pondering included.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
