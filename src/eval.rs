@@ -1,7 +1,7 @@
 //! Static evaluation: how good the position is for the side to move, in centipawns. Two
 //! evaluations answer it: the network (`nnue`), the default, and the hand-crafted evaluation
 //! it replaced, in this file, which the levels and the first generation of training data use
-//! (see the README); the search reaches either through an `Evaluator` (`evaluator`).
+//! (see `docs/evaluation.md`); the search reaches either through an `Evaluator` (`evaluator`).
 //!
 //! In the hand-crafted evaluation, every term is a (middlegame, endgame) pair of weights (see
 //! `weights`); the two sums are blended by the material left on the board, so that, say, a

@@ -63,8 +63,8 @@ pub enum Command {
         validation: f64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// The game result's share of the target; the rest is the search's score (0.0, the
-        /// recipe's since net 11, which beat its 0.1 twin).
+        /// The game result's share of the target; the rest is the search's score (the default
+        /// is the built-in network's recipe: see docs/network.md).
         #[arg(long, default_value_t = 0.0)]
         wdl: f32,
         /// AdamW's initial step size (it decays along a cosine to a hundredth).

@@ -1,9 +1,9 @@
 #!/bin/sh
-# Builds cutechess-cli from source, so that the README's Cute Chess games can be played again
-# on a machine whose distribution does not package it (Debian 12 does not). Installs the build
-# dependencies with apt (Debian 12 or newer: Qt 6, CMake), clones Cute Chess from GitHub (or
-# from the git repository CUTECHESS_SRC names, a local mirror say), and builds release 1.5.1's
-# command-line program alone, without the GUI or the tests.
+# Builds cutechess-cli from source, so that the Cute Chess games of docs/features.md can be
+# played again on a machine whose distribution does not package it (Debian 12 does not).
+# Installs the build dependencies with apt (Debian 12 or newer: Qt 6, CMake), clones Cute Chess
+# from GitHub (or from the git repository CUTECHESS_SRC names, a local mirror say), and builds
+# release 1.5.1's command-line program alone, without the GUI or the tests.
 #
 #   tools/build-cutechess.sh [DIR]     # builds in DIR (default ../tools-build/cutechess)
 #

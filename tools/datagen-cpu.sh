@@ -4,7 +4,7 @@
 # Runs `TOOLS datagen --out OUT [DATAGEN OPTIONS...]` in the idle scheduling class and stops
 # it once the process has used CPU_SECONDS of processor time (Linux: read from /proc). Two data
 # recipes compared this way cost the same work, however busy the machine was while they ran:
-# how the README compared 500 and 2,500 nodes a move. TOOLS is a build with the `tune` feature.
+# how docs/network.md compares 500 and 2,500 nodes a move. TOOLS is a build with the `tune` feature.
 # The datagen log goes to OUT.log; the CPU time used, every five seconds, to OUT.cpu.
 set -eu
 tools=$1

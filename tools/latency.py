@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Measures the bounds the README states: how fast `stop` is answered, how far `go movetime`
-overshoots, and how much memory the engine holds for a given Hash, also after many games.
+"""Measures the bounds docs/reliability.md states: how fast `stop` is answered, how far
+`go movetime` overshoots, and how much memory the engine holds for a given Hash, also after
+many games.
 
     tools/latency.py --engine target/release/sentinel            # everything
     tools/latency.py --only stop --tries 100

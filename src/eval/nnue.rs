@@ -49,7 +49,7 @@ use crate::board::{Board, Castling, Color, Move, Piece, PieceKind, Square, flag}
 use std::fmt;
 use std::sync::{Arc, LazyLock};
 
-/// The network built into the binary, made as the README's "Where the network stands" says:
+/// The network built into the binary, made as `docs/network.md` says:
 /// what the engine evaluates with unless `EvalFile` names another.
 pub fn embedded() -> Network {
     static EMBEDDED: LazyLock<Network> = LazyLock::new(|| {
@@ -59,8 +59,9 @@ pub fn embedded() -> Network {
     EMBEDDED.clone()
 }
 
-/// The hidden layer widths (neurons per side) this build reads: nets 4a to 8 are 256 wide,
-/// nets 9 and 10 (the built-in one) 512. Another width is another variant of `Network`.
+/// The hidden layer widths (neurons per side) this build reads, so that older networks still
+/// load beside the built-in one (`docs/network.md` gives each network's width). Another width
+/// is another variant of `Network`.
 pub const NARROW: usize = 256;
 pub const WIDE: usize = 512;
 pub const WIDTHS: [usize; 2] = [NARROW, WIDE];

@@ -1,7 +1,7 @@
 //! The hand-crafted evaluation's weights, in the order of `Term` (see `weights.rs`), as
 //! (middlegame, endgame) pairs in centipawns. They were fitted to game results by a Texel
-//! tuner (`sentinel tune`, removed with the network's arrival; see the README) and are frozen:
-//! the levels' calibration was measured with them.
+//! tuner (`sentinel tune`, removed with the network's arrival; see `docs/evaluation.md`) and are
+//! frozen: the levels' calibration was measured with them.
 
 use super::score::S;
 

@@ -55,7 +55,7 @@ macro_rules! tunables {
 }
 
 tunables! {
-    /// Aspiration windows: the first half-width, and from which depth the window narrows at all.
+    /// Aspiration windows: the first half-width.
     aspiration_delta = 20, 8..=50, 3;
     /// From which depth the aspiration window narrows.
     aspiration_min_depth = 5, 2..=8, 1;

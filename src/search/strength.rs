@@ -1,5 +1,5 @@
 //! Playing below full strength, for people. A level is a number on Stockfish 15.1's `UCI_Elo`
-//! scale (the README has the calibration), and it weakens the search the way a weaker player
+//! scale (`docs/levels.md` has the calibration), and it weakens the search the way a weaker player
 //! is weak rather than by playing random moves:
 //!
 //! - it looks less far ahead: a depth and a node cap, so a low level misses the two- and
