@@ -43,6 +43,31 @@ fn no_panic(engine: &Engine) {
 
 // --- Clocks -------------------------------------------------------------------------------
 
+/// Issue 47, item 1: a clock that names only the side not to move (or only increments, or
+/// only moves to go) used to leave the search running until `stop`. Now it is read as an empty
+/// clock for the side to move, as Stockfish reads it, and the engine moves at once.
+#[test]
+fn a_partial_clock_still_gets_a_move() {
+    let mut engine = Engine::uci();
+    for (position, go) in [
+        ("startpos", "go btime 1000 binc 100"),
+        ("startpos", "go winc 100"),
+        ("startpos", "go movestogo 10"),
+        ("startpos", "go binc 100 movestogo 5"),
+        ("startpos moves e2e4", "go wtime 1000 winc 100"),
+    ] {
+        engine.send(&format!("position {position}"));
+        engine.send(go);
+        let start = Instant::now();
+        let lines = engine
+            .expect_within(Duration::from_secs(3), &format!("a bestmove for '{go}'"), |l| l.starts_with("bestmove"));
+        let mv = lines.last().and_then(|l| l.split_whitespace().nth(1)).unwrap_or_default();
+        engine.check(mv.len() == 4 && start.elapsed() < Duration::from_secs(3), &format!("'{go}' moved at once"));
+        engine.check(lines.iter().any(|l| l.starts_with("info string")), &format!("'{go}': the odd clock is named"));
+    }
+    no_panic(&engine);
+}
+
 /// Zero, tiny and one-sided-but-right clocks: a legal move at once, and a real clock is spent
 /// within itself.
 #[test]

@@ -345,7 +345,17 @@ fn parse_go(args: &str, engine: &Engine) -> (Limits, Vec<String>) {
         Color::White => 0,
         Color::Black => 1,
     };
-    if let Some(remaining) = time[us] {
+    // Any clock field makes this a timed search. Without the side to move's time (a GUI that
+    // sent only the other side's clock, or only increments) its clock counts as empty, as
+    // Stockfish counts it: a move at once rather than a search that waits for a `stop` the
+    // GUI will never send.
+    let timed = time.iter().chain(&inc).any(Option::is_some) || moves_to_go.is_some();
+    if timed {
+        let remaining = time[us].unwrap_or_else(|| {
+            let name = if us == 0 { "wtime" } else { "btime" };
+            errors.push(format!("go: no {name} for the side to move, moving at once as if its clock were empty"));
+            Duration::ZERO
+        });
         limits.clock = Some(Clock { remaining, increment: inc[us].unwrap_or_default(), moves_to_go });
     }
     let unlimited = limits.depth.is_none()
