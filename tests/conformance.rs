@@ -93,6 +93,22 @@ fn zero_and_tiny_clocks_answer_at_once() {
     no_panic(&engine);
 }
 
+/// Issue 47, item 3: `go movetime` is the time the user asked for; `Move Overhead` is for
+/// clocks and used to cut it short (250 ms with an overhead of 200 answered after 50 ms).
+#[test]
+fn movetime_is_not_shortened_by_the_move_overhead() {
+    let mut engine = Engine::uci();
+    engine.send("setoption name Move Overhead value 300");
+    engine.send("position startpos");
+    ready(&mut engine);
+    engine.send("go movetime 500");
+    let start = Instant::now();
+    best_move(&mut engine);
+    let took = start.elapsed();
+    engine.check(took >= Duration::from_millis(480), &format!("movetime 500 answered after {took:?}"));
+    engine.check(took < Duration::from_millis(2500), &format!("movetime 500 took {took:?}"));
+}
+
 // --- Every form of go -----------------------------------------------------------------------
 
 /// Every `go` argument alone and in the combinations GUIs send, each answered once with a

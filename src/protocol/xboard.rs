@@ -294,7 +294,13 @@ impl<'a> XBoard<'a> {
     fn move_limits(&self, spent: Duration) -> Limits {
         let mut limits = Limits { depth: self.game.max_depth, ..Limits::default() };
         match (self.time_control, self.game.nps) {
-            (TimeControl::PerMove(time), None) => limits.movetime = Some(time.saturating_sub(spent)),
+            // `st` is a clock that starts afresh each move, and the GUI flags us when it runs
+            // out (CECP v2, "st TIME"), so the overhead is set aside from it as from any clock,
+            // unlike UCI's `go movetime`, which is spent in full.
+            (TimeControl::PerMove(time), None) => {
+                let overhead = self.engine.settings().move_overhead;
+                limits.movetime = Some(time.saturating_sub(spent + overhead).max(Duration::from_millis(1)));
+            }
             (TimeControl::PerMove(time), Some(nps)) => limits.nodes = Some(nodes_for(time, nps)),
             (TimeControl::Level { moves, base, increment }, nps) => {
                 let plies = self.engine.board().moves_played().saturating_sub(self.game.level_ply);
@@ -831,7 +837,7 @@ mod tests {
         let remaining = xboard.move_limits(spent).clock.map(|clock| clock.remaining);
         assert_eq!(remaining, Some(Duration::from_millis(59_750)));
         xboard.command("st 2");
-        assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(1750)));
+        assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(1740)));
     }
 
     #[test]
