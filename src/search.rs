@@ -49,6 +49,9 @@ pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 
 /// The deepest line the search follows; iterative deepening stops short of it.
 pub const MAX_PLY: usize = 128;
+/// After this long the main thread reports each root move as it starts searching it
+/// (`currmove`): Stockfish's threshold, late enough that short searches stay quiet.
+const CURRMOVE_AFTER: Duration = Duration::from_secs(3);
 
 const INFINITY: i32 = 32001;
 /// Being mated now scores -MATE; mate in n plies scores MATE - n.
@@ -195,6 +198,9 @@ struct Worker<'a> {
     stopped: bool,
     /// Whether the clock had started when last checked (it has not while pondering).
     clock_running: bool,
+    /// Where reports go: the caller's reporter, lent for the length of `iterative_deepening`
+    /// so that the root move loop deep in `negamax` can report progress too.
+    reporter: Reporter,
 }
 
 impl<'a> Worker<'a> {
@@ -228,6 +234,7 @@ impl<'a> Worker<'a> {
             seldepth: 0,
             stopped: false,
             clock_running: true,
+            reporter: Box::new(|_| {}),
         }
     }
 
@@ -235,7 +242,15 @@ impl<'a> Worker<'a> {
     /// (one line per MultiPV line). Returns the best move and the expected reply. Only
     /// completed iterations count: an interrupted one has not looked at every move.
     fn iterative_deepening(&mut self, reporter: &mut Reporter) -> (Option<Move>, Option<Move>) {
-        self.root_moves = legal_moves(&self.board)
+        std::mem::swap(&mut self.reporter, reporter);
+        let result = self.deepen();
+        std::mem::swap(&mut self.reporter, reporter);
+        result
+    }
+
+    fn deepen(&mut self) -> (Option<Move>, Option<Move>) {
+        let legal = legal_moves(&self.board);
+        self.root_moves = legal
             .iter()
             .filter(|&mv| self.limits.searchmoves.is_empty() || self.limits.searchmoves.contains(&mv))
             .map(|mv| RootMove { mv, score: -INFINITY, previous_score: -INFINITY, pv: vec![mv], nodes: 0 })
@@ -273,7 +288,7 @@ impl<'a> Worker<'a> {
                 // The first line's window centres on the last best score; the others on
                 // what their move scored last time.
                 let centre = if pv_index == 0 { score } else { self.root_moves[pv_index].previous_score };
-                let line_score = self.aspiration_search(depth, centre, reporter);
+                let line_score = self.aspiration_search(depth, centre);
                 // Stable, so that moves of equal score keep the order they were searched in.
                 self.root_moves[pv_index..].sort_by_key(|r| std::cmp::Reverse(r.score));
                 if pv_index == 0 {
@@ -293,7 +308,7 @@ impl<'a> Worker<'a> {
             for line in 0..reported {
                 let root_move = &self.root_moves[line];
                 let info = self.info(line, depth, root_move.score, Bound::Exact, root_move.pv.clone());
-                reporter(Report::Info(info));
+                (self.reporter)(Report::Info(info));
             }
             if self.limits.strength.is_some() {
                 self.choices = self.root_moves[..lines].to_vec();
@@ -327,7 +342,7 @@ impl<'a> Worker<'a> {
     /// more of the tree; when the score falls outside, the window widens on that side and the
     /// search repeats. Shallow depths, whose scores still jump about, use the full window, as
     /// does a MultiPV line without a previous score.
-    fn aspiration_search(&mut self, depth: i32, previous: i32, reporter: &mut Reporter) -> i32 {
+    fn aspiration_search(&mut self, depth: i32, previous: i32) -> i32 {
         let mut delta = self.params.aspiration_delta();
         let (mut alpha, mut beta) = if depth >= self.params.aspiration_min_depth() && previous > -INFINITY {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
@@ -351,7 +366,8 @@ impl<'a> Worker<'a> {
             };
             // A GUI showing a long search likes to see that the score is moving.
             if self.time.elapsed() > Duration::from_secs(2) && self.pv_index < self.limits.multipv {
-                reporter(Report::Info(self.info(self.pv_index, depth, score, bound, self.pv.line().to_vec())));
+                let info = self.info(self.pv_index, depth, score, bound, self.pv.line().to_vec());
+                (self.reporter)(Report::Info(info));
             }
             delta += delta / 2;
         }
@@ -647,6 +663,9 @@ impl<'a> Worker<'a> {
             }
         }
 
+        // The depth a root move's `currmove` report names: the iteration's, before the
+        // adjustments below.
+        let iteration_depth = depth;
         // A check is answered one ply deeper, so that the search never ends its line on a
         // position where the reply is forced and may be disastrous.
         if in_check {
@@ -682,6 +701,10 @@ impl<'a> Worker<'a> {
             legal_moves_seen += 1;
             if mv == excluded {
                 continue;
+            }
+            if root && self.id == 0 && self.time.elapsed() >= CURRMOVE_AFTER {
+                let number = legal_moves_seen + self.pv_index;
+                (self.reporter)(Report::CurrMove { depth: iteration_depth, mv, number });
             }
             let quiet = !mv.is_noisy();
             let history = if quiet {
@@ -1192,6 +1215,7 @@ mod tests {
         for report in rx.try_iter() {
             match report {
                 Report::Info(info) => infos.push(info),
+                Report::CurrMove { .. } => {}
                 Report::BestMove { best: mv, .. } => best = mv,
             }
         }

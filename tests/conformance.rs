@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::Engine;
+use common::{Engine, TIMEOUT};
 use std::time::{Duration, Instant};
 
 /// White's legal moves in the start position.
@@ -39,6 +39,12 @@ fn ready(engine: &mut Engine) -> Vec<String> {
 
 fn no_panic(engine: &Engine) {
     engine.check(!engine.stderr().contains("panicked"), "the engine panicked");
+}
+
+/// A field of an info line: the word after `name`.
+fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.iter().position(|w| *w == name).and_then(|i| words.get(i + 1).copied())
 }
 
 // --- Clocks -------------------------------------------------------------------------------
@@ -256,4 +262,45 @@ fn uci_commands_out_of_order() {
     engine.send("go depth 1");
     let mv = best_move(&mut engine);
     engine.check(START_MOVES.split(' ').any(|m| m == mv), "ucinewgame: the start position");
+}
+
+// --- What the engine shows ---------------------------------------------------------------------
+
+/// Issue 47, item 2: on a long search a GUI shows which root move is being searched; Stockfish
+/// sends `info depth D currmove M currmovenumber N` after 3 s, and so does Sentinel now (and
+/// not before).
+#[test]
+fn currmove_is_reported_after_three_seconds() {
+    let mut engine = Engine::uci();
+    engine.send("position startpos");
+    ready(&mut engine);
+    engine.send("go movetime 4500");
+    let start = Instant::now();
+    let mut first_currmove = None;
+    let mut lines = Vec::new();
+    while let Some(line) = engine.next_line(TIMEOUT) {
+        if first_currmove.is_none() && line.contains(" currmove ") {
+            first_currmove = Some(start.elapsed());
+        }
+        let done = line.starts_with("bestmove");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    let currmoves: Vec<&String> = lines.iter().filter(|l| l.contains(" currmove ")).collect();
+    engine.check(!currmoves.is_empty(), "currmove lines in a 4.5 s search");
+    engine.check(first_currmove.is_some_and(|t| t >= Duration::from_millis(2900)), "none before 3 s");
+    for line in currmoves {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let number: usize = field(line, "currmovenumber").and_then(|n| n.parse().ok()).unwrap_or(0);
+        engine.check(
+            words.len() == 7
+                && words[..2] == ["info", "depth"]
+                && words[3] == "currmove"
+                && START_MOVES.split(' ').any(|m| m == words[4])
+                && (1..=20).contains(&number),
+            &format!("'{line}' is 'info depth D currmove M currmovenumber N'"),
+        );
+    }
 }

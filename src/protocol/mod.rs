@@ -269,6 +269,7 @@ pub fn search_once(fen: &str, limits: Limits) -> Result<(), String> {
         {
             match report {
                 Report::Info(info) => out.send(uci::info_line(&engine, &info)),
+                Report::CurrMove { depth, mv, number } => out.send(uci::currmove_line(&engine, depth, mv, number)),
                 Report::BestMove { best, ponder } => {
                     out.send(uci::best_move_line(&engine, best, ponder));
                     break;

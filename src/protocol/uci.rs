@@ -251,6 +251,7 @@ impl Protocol for Uci<'_> {
         };
         match report {
             Report::Info(info) => self.out.send(info_line(&self.engine, &info)),
+            Report::CurrMove { depth, mv, number } => self.out.send(currmove_line(&self.engine, depth, mv, number)),
             Report::BestMove { best, ponder } => {
                 let line = best_move_line(&self.engine, best, ponder);
                 if self.pending[index].hold {
@@ -413,6 +414,11 @@ pub fn info_line(engine: &Engine, info: &Info) -> String {
         }
     }
     line
+}
+
+/// `info depth D currmove M currmovenumber N`, as Stockfish sends it on long searches.
+pub fn currmove_line(engine: &Engine, depth: i32, mv: Move, number: usize) -> String {
+    format!("info depth {depth} currmove {} currmovenumber {number}", engine.move_text(mv))
 }
 
 /// `bestmove e2e4 [ponder e7e5]`, or `bestmove 0000` when there is no legal move.

@@ -638,6 +638,8 @@ impl Protocol for XBoard<'_> {
                     self.last_info = Some(info);
                 }
             }
+            // XBoard has no such line; `.` (`stat01`) asks for progress in analysis instead.
+            Report::CurrMove { .. } => {}
             Report::BestMove { best, ponder } => {
                 // The expected reply: the search's, or the second move of the last PV.
                 let ponder = ponder.or_else(|| {
