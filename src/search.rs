@@ -257,6 +257,13 @@ impl<'a> Worker<'a> {
             .collect();
         self.probe_root();
         let Some(first) = self.root_moves.first() else {
+            // A finished game is still scored, as Stockfish scores it (depth 0, mated or a
+            // draw), so that a GUI analysing the final position shows its result.
+            if legal.is_empty() {
+                let (score, wdl) = if self.board.in_check() { (-MATE, [0, 0, 1000]) } else { (DRAW, [0, 1000, 0]) };
+                let info = Info { wdl, ..self.info(0, 0, score, Bound::Exact, Vec::new()) };
+                (self.reporter)(Report::Info(info));
+            }
             return (None, None);
         };
         let forced = self.root_moves.len() == 1;

@@ -16,6 +16,10 @@ use std::time::{Duration, Instant};
 const START_MOVES: &str =
     "a2a3 a2a4 b1a3 b1c3 b2b3 b2b4 c2c3 c2c4 d2d3 d2d4 e2e3 e2e4 f2f3 f2f4 g1f3 g1h3 g2g3 g2g4 h2h3 h2h4";
 
+/// Black is mated (issue 47, item 5's position).
+const MATED: &str = "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1";
+/// Black is stalemated.
+const STALEMATED: &str = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
 /// White mates in two (1.Kb6 Kb8 2.Rh8#, among others), and not in one.
 const MATE_IN_TWO: &str = "k7/8/2K5/8/8/8/8/7R w - - 0 1";
 
@@ -33,6 +37,14 @@ fn best_move(engine: &mut Engine) -> String {
 fn ready(engine: &mut Engine) -> Vec<String> {
     engine.send("isready");
     let mut lines = engine.expect_line("readyok");
+    lines.pop();
+    lines
+}
+
+/// Sends `ping` (XBoard) and returns the lines before the `pong`.
+fn sync(engine: &mut Engine) -> Vec<String> {
+    engine.send("ping 7");
+    let mut lines = engine.expect_line("pong 7");
     lines.pop();
     lines
 }
@@ -230,6 +242,59 @@ fn stop_and_ponderhit_in_every_state() {
     let lines = ready(&mut engine);
     engine.check(count(&lines) == 0, "late stop and ponderhit say nothing");
     no_panic(&engine);
+}
+
+// --- Finished positions ------------------------------------------------------------------
+
+/// Issue 47, item 5: a position without a legal move gets a score before `bestmove 0000`, as
+/// Stockfish gives it: `score mate 0` when mated, `score cp 0` when stalemated.
+#[test]
+fn finished_positions_are_scored() {
+    let mut engine = Engine::uci();
+    for (fen, score) in [(MATED, "score mate 0"), (STALEMATED, "score cp 0")] {
+        engine.send(&format!("position fen {fen}"));
+        for go in ["go depth 3", "go wtime 1000 btime 1000", "go nodes 1"] {
+            engine.send(go);
+            let lines = engine.expect("bestmove", |l| l.starts_with("bestmove"));
+            engine.check(lines.last().is_some_and(|l| l == "bestmove 0000"), "no move to play");
+            let info = lines.iter().find(|l| l.starts_with("info depth"));
+            engine.check(
+                info.is_some_and(|l| field(l, "depth") == Some("0") && l.contains(score)),
+                &format!("{fen} '{go}': an info line with depth 0 and '{score}'"),
+            );
+        }
+        // Analysis of the final position waits for stop like any other.
+        engine.send("go infinite");
+        let lines = engine.lines_for(Duration::from_millis(300));
+        engine.check(lines.iter().any(|l| l.contains(score)), "analysis shows the result");
+        engine.check(!lines.iter().any(|l| l.starts_with("bestmove")), "and holds the bestmove");
+        engine.send("stop");
+        engine.expect_line("bestmove 0000");
+    }
+    // The command-line search shows it too.
+    let (code, out, _) = common::run(&["search", MATED, "--depth", "2"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("score mate 0") && out.contains("bestmove 0000"), "{out}");
+}
+
+/// XBoard: a move into mate or stalemate is claimed, and `go` in a finished game claims
+/// instead of moving; analysis of a mate shows the side to move mated.
+#[test]
+fn xboard_finished_positions() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("force");
+    engine.send(&format!("setboard {MATED}"));
+    engine.send("go");
+    let claim = engine.expect_prefix("1-0");
+    engine.check(claim.contains("White mates"), &claim);
+    engine.send("post");
+    engine.send("analyze");
+    let line = engine.expect("a thinking line", |l| l.starts_with('0'));
+    let score = line.last().and_then(|l| l.split_whitespace().nth(1)).unwrap_or_default().to_string();
+    engine.check(score == "-100000", &format!("the side to move is mated: {score}"));
+    engine.send("exit");
+    sync(&mut engine);
 }
 
 // --- Commands out of order -----------------------------------------------------------------

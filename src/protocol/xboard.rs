@@ -669,9 +669,10 @@ impl Protocol for XBoard<'_> {
 /// moves, negative when mated), time in centiseconds; the optional fields before the tab are
 /// protocol version 2's extension, which XBoard reads and older GUIs show with the line.
 fn thinking_line(info: &Info, move_text: impl Fn(Move) -> String) -> String {
+    // Mate in 0 is the side to move mated: a final position being analysed.
     let score = match info.score {
         Score::Centipawns(cp) => cp,
-        Score::Mate(moves) if moves >= 0 => 100_000 + moves,
+        Score::Mate(moves) if moves > 0 => 100_000 + moves,
         Score::Mate(moves) => -100_000 + moves,
     };
     let mut line = format!(
