@@ -7,6 +7,7 @@
 //! current search from one it abandoned.
 
 pub mod book;
+mod inspect;
 pub mod options;
 
 pub use crate::board::{Color, Move, START_POS};
@@ -50,6 +51,9 @@ pub enum EngineCommand {
     PlayMove(Move),
     /// Take back this many moves.
     TakeBack(usize),
+    /// Mirror the position: colours swapped, ranks flipped (Stockfish's `flip`). The game's
+    /// history goes, as with a new position.
+    Flip,
     /// Search the current position. The search's board carries the game's history.
     Go(Limits),
     /// Ask the running search to report its best move now.
@@ -156,6 +160,9 @@ pub struct Engine {
     settings: Settings,
     /// The opening book of `BookFile`, played from when `OwnBook` is on.
     book: Option<Book>,
+    /// The network of `EvalFile` (the built-in one by default), kept also while `Use NNUE` is
+    /// off, for `eval` to compare.
+    network: Network,
     /// Chooses among book moves by their weights.
     rng: StdRng,
     sink: ReportSink,
@@ -176,6 +183,7 @@ impl Engine {
             searcher,
             settings,
             book: None,
+            network: nnue::embedded(),
             rng: StdRng::seed_from_u64(std::process::id() as u64 ^ 0x5EB7_1E1C),
             sink,
             next_search: 0,
@@ -288,6 +296,12 @@ impl Engine {
                     self.board.unmake_move();
                 }
             }
+            EngineCommand::Flip => {
+                let fen = self.board.mirrored_fen();
+                let board = Board::parse_fen(&fen, self.settings.chess960).map_err(EngineError::Fen)?;
+                self.finish_search();
+                self.board = board;
+            }
             EngineCommand::Go(mut limits) => {
                 self.finish_search();
                 limits.multipv = self.settings.multipv;
@@ -368,7 +382,12 @@ impl Engine {
             let bytes = read_limited(&path, nnue::MAX_FILE_SIZE as u64).map_err(error)?;
             Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?
         };
-        self.searcher.set_evaluation(if use_nnue { Evaluation::Network(network) } else { Evaluation::HandCrafted });
+        self.searcher.set_evaluation(if use_nnue {
+            Evaluation::Network(network.clone())
+        } else {
+            Evaluation::HandCrafted
+        });
+        self.network = network;
         self.settings.use_nnue = use_nnue;
         self.settings.eval_file = path;
         Ok(())

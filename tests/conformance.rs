@@ -369,3 +369,43 @@ fn currmove_is_reported_after_three_seconds() {
         );
     }
 }
+
+/// Issue 47, item 4: `d` shows the board, FEN, key and checkers, `eval` the evaluation by the
+/// network and by the hand-crafted evaluation, and `flip` mirrors the position; they used to
+/// be unknown commands.
+#[test]
+fn d_eval_and_flip() {
+    let mut engine = Engine::uci();
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    engine.send(&format!("position fen {fen}"));
+    engine.send("d");
+    let shown = ready(&mut engine);
+    engine.check(shown.iter().any(|l| l == &format!("Fen: {fen}")), "d shows the FEN");
+    engine.check(shown.iter().any(|l| l.starts_with("Key: ") && l.len() == 21), "d shows a 16-digit key");
+    engine.check(shown.iter().any(|l| l.trim_end() == "Checkers:"), "d shows no checkers");
+    engine.check(shown.iter().any(|l| l.contains("| r |") && l.ends_with('8')), "d draws the board");
+    engine.send("eval");
+    let shown = ready(&mut engine);
+    for what in ["Network evaluation", "Hand-crafted evaluation", "Final evaluation"] {
+        engine.check(
+            shown.iter().any(|l| l.starts_with(what) && l.contains("(white side)")),
+            &format!("eval shows the {what}"),
+        );
+    }
+    engine.send("flip");
+    engine.send("d");
+    let shown = ready(&mut engine);
+    let flipped = "rnbqkb1r/pppp1ppp/5n2/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 2 3";
+    engine.check(shown.iter().any(|l| l == &format!("Fen: {flipped}")), "flip mirrors the position");
+    engine.send("go depth 1");
+    let mv = best_move(&mut engine);
+    engine.check(mv.as_bytes().get(1).is_some_and(|&r| r >= b'5'), "after flip Black moves");
+    // In check: the checker is named, and there is no static evaluation.
+    engine.send("position fen 4k3/8/8/8/8/8/4r3/4K3 w - - 0 1");
+    engine.send("d");
+    let shown = ready(&mut engine);
+    engine.check(shown.iter().any(|l| l.trim_end() == "Checkers: e2"), "the rook on e2 checks");
+    engine.send("eval");
+    let shown = ready(&mut engine);
+    engine.check(shown.iter().any(|l| l.contains("none (in check)")), "no evaluation in check");
+}

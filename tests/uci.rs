@@ -201,7 +201,7 @@ fn errors_are_reported_and_the_engine_carries_on() {
     expect_error(&mut engine, "position sideways", "position");
     expect_error(&mut engine, "position startpos moves e2e4 e2e4", "e2e4");
     expect_error(&mut engine, "position startpos moves e2e4 zz99", "zz99");
-    expect_error(&mut engine, "flip the board", "unknown command");
+    expect_error(&mut engine, "turn the board", "unknown command");
     expect_error(&mut engine, "setoption name Contempt value 20", "unknown option");
     expect_error(&mut engine, "setoption name Hash value lots", "Hash");
     expect_error(&mut engine, "setoption name Hash value 0", "Hash");

@@ -215,6 +215,21 @@ impl Protocol for Uci<'_> {
                 self.execute(EngineCommand::PonderHit);
                 self.release_all();
             }
+            // Stockfish's commands for a person at the console.
+            "d" => {
+                for line in self.engine.describe() {
+                    self.out.send(line);
+                }
+            }
+            "eval" => {
+                for line in self.engine.evaluations() {
+                    self.out.send(line);
+                }
+            }
+            "flip" => {
+                self.release_all();
+                self.execute(EngineCommand::Flip);
+            }
             "bench" => {
                 self.execute(EngineCommand::Stop);
                 self.release_all();
