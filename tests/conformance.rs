@@ -299,6 +299,30 @@ fn xboard_finished_positions() {
 
 // --- Commands out of order -----------------------------------------------------------------
 
+/// Issue 47, item 6: before `uci` (or `xboard`), a UCI command used to be dropped with a
+/// warning on stderr, so a tool probing with `isready` hung. UCI is taken as meant, as
+/// Stockfish takes it, and `uci` later still identifies the engine.
+#[test]
+fn uci_commands_before_uci_are_answered() {
+    let mut engine = Engine::start();
+    engine.send("isready");
+    engine.expect_within(Duration::from_secs(3), "readyok before uci", |l| l == "readyok");
+    engine.send("position startpos moves e2e4");
+    engine.send("go depth 2");
+    let mv = best_move(&mut engine);
+    engine.check(mv.len() == 4 && mv.as_bytes()[1] >= b'5', &format!("a move for Black: {mv}"));
+    engine.send("uci");
+    engine.expect_line("uciok");
+    // Every UCI command picks UCI when it comes first.
+    for first in ["setoption name Hash value 2", "ucinewgame", "position startpos", "go depth 1", "stop", "d"] {
+        let mut engine = Engine::start();
+        engine.send(first);
+        engine.send("isready");
+        let lines = engine.expect_within(Duration::from_secs(5), "readyok", |l| l == "readyok");
+        engine.check(!lines.iter().any(|l| l.contains("unknown")), &format!("'{first}' first is understood"));
+    }
+}
+
 /// Other commands out of order: `go` before any `position` searches the start position,
 /// `position` and `setoption` during a search end it with its bestmove, a second `uci`
 /// identifies again, and unknown commands are reported without losing the position.

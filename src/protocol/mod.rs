@@ -1,6 +1,6 @@
 //! The communication layer: text from a GUI in, text back out. With no subcommand Sentinel
-//! reads stdin line by line and the first meaningful command (`uci` or `xboard`) picks the
-//! protocol. A reader thread puts each line on the same channel as the search's reports, so
+//! reads stdin line by line and the first meaningful command (`uci` or `xboard`, or any other
+//! UCI command, which means UCI) picks the protocol. A reader thread puts each line on the same channel as the search's reports, so
 //! the protocol answers `stop`, `isready`, `ping` and the clock commands while the search runs.
 //!
 //! stdout belongs to the protocol: every line is flushed as it is written. Diagnostics go to
@@ -231,7 +231,7 @@ pub fn serve_events(sender: Sender<Event>, events: &Receiver<Event>) {
         match event {
             Event::Line(line) => match line.split_whitespace().next() {
                 None => {}
-                Some("uci") => return uci::run(engine, events, &mut out),
+                Some(word) if uci::COMMANDS.contains(&word) => return uci::run(engine, events, &mut out, &line),
                 Some("xboard") => return xboard::run(engine, events, &mut out),
                 Some("quit") => return,
                 Some("bench") => {

@@ -29,11 +29,31 @@ struct Uci<'a> {
     bad_position: Option<String>,
 }
 
-/// Runs the protocol; the `uci` line that chose it has been read and is answered first.
-pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
+/// The commands that choose UCI when they come before `uci`: a tool that probes with
+/// `isready`, or sends a position at once, means UCI (Stockfish reads everything as UCI).
+pub const COMMANDS: [&str; 13] = [
+    "isready",
+    "setoption",
+    "ucinewgame",
+    "position",
+    "go",
+    "stop",
+    "ponderhit",
+    "debug",
+    "register",
+    "d",
+    "eval",
+    "flip",
+    "uci",
+];
+
+/// Runs the protocol from `first`, the line that chose it: `uci`, answered with the engine's
+/// identity, or another UCI command, answered as it would be after `uci`.
+pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output, first: &str) {
     let mut uci = Uci { engine, out, pending: Vec::new(), bad_position: None };
-    uci.identify();
-    super::serve(&mut uci, events);
+    if uci.command(first) {
+        super::serve(&mut uci, events);
+    }
 }
 
 impl Uci<'_> {
