@@ -83,6 +83,16 @@ impl EngineCommand {
     }
 }
 
+/// A move from the opening book, with the reply the book holds to it (the most weighted), for
+/// the GUI to ponder on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BookMove {
+    pub mv: Move,
+    pub ponder: Option<Move>,
+    /// The move's share of the weights of the book's moves here, from 0 to 1.
+    pub share: f64,
+}
+
 /// What a command did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -308,10 +318,6 @@ impl Engine {
                 limits.strength = self.strength();
                 self.next_search += 1;
                 let id = SearchId(self.next_search);
-                if let Some(mv) = self.book_move(&limits) {
-                    (self.sink)(id, Report::BestMove { best: Some(mv), ponder: None });
-                    return Ok(Outcome::Searching(id));
-                }
                 let sink = Arc::clone(&self.sink);
                 self.searcher.start(self.board.clone(), limits, Box::new(move |report| sink(id, report)));
                 return Ok(Outcome::Searching(id));
@@ -393,20 +399,23 @@ impl Engine {
         Ok(())
     }
 
-    /// A move from the book, when `OwnBook` is on, the game is within `BookDepth` moves, the
-    /// book knows the position and the search is for a move to play (not analysis, not
-    /// pondering, not restricted to some moves).
-    fn book_move(&mut self, limits: &Limits) -> Option<Move> {
+    /// A move from the book, when `OwnBook` is on, `UCI_AnalyseMode` off, the game within
+    /// `BookDepth` moves and the book knows the position. The protocols ask only when the GUI
+    /// wants a move to play (not analysis, pondering, or a search it limited by depth).
+    pub fn book_move(&mut self) -> Option<BookMove> {
         let book = self.book.as_ref()?;
         if !self.settings.own_book
-            || limits.infinite
-            || limits.ponder
-            || !limits.searchmoves.is_empty()
+            || self.settings.analyse_mode
             || u32::from(self.board.fullmove_number()) > self.settings.book_depth
         {
             return None;
         }
-        book.pick(&self.board, &mut self.rng)
+        let mv = book.pick(&self.board, &mut self.rng)?;
+        let mut after = self.board.clone();
+        after.make_move(mv);
+        let ponder = book.entries(&after).into_iter().filter(|&(_, w)| w > 0).max_by_key(|&(_, w)| w).map(|(m, _)| m);
+        let share = self.book_moves().into_iter().find(|&(m, _)| m == mv).map_or(0.0, |(_, share)| share);
+        Some(BookMove { mv, ponder, share })
     }
 
     /// The book's moves here with their share of the weights, for XBoard's `bk`.

@@ -433,3 +433,81 @@ fn d_eval_and_flip() {
     let shown = ready(&mut engine);
     engine.check(shown.iter().any(|l| l.contains("none (in check)")), "no evaluation in check");
 }
+
+/// A Polyglot book with one entry per position: the start position's key (from the format's
+/// specification) with 1.e4, and the key after 1.e4 with 1...e5. Polyglot moves are
+/// to-file | to-row << 3 | from-file << 6 | from-row << 9.
+fn write_book(name: &str) -> std::path::PathBuf {
+    let entries: [(u64, u16); 2] =
+        [(0x463b_9618_1691_fc9c, 4 | 3 << 3 | 4 << 6 | 1 << 9), (0x823c_9b50_fd11_4196, 4 | 4 << 3 | 4 << 6 | 6 << 9)];
+    let mut sorted = entries.to_vec();
+    sorted.sort();
+    let mut bytes = Vec::new();
+    for (key, mv) in sorted {
+        bytes.extend_from_slice(&key.to_be_bytes());
+        bytes.extend_from_slice(&mv.to_be_bytes());
+        bytes.extend_from_slice(&10u16.to_be_bytes());
+        bytes.extend_from_slice(&0u32.to_be_bytes());
+    }
+    let path = std::env::temp_dir().join(format!("sentinel-{}-{name}.bin", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Issue 47, item 10: a book move comes with an `info string` naming it, and a ponder move
+/// where the book has a reply; `go depth N` (and nodes, mate) is a request to search, which
+/// the book no longer overrides.
+#[test]
+fn book_moves_are_announced_with_a_ponder_move() {
+    let book = write_book("conformance-book");
+    let mut engine = Engine::uci();
+    engine.send(&format!("setoption name BookFile value {}", book.display()));
+    engine.expect_prefix("info string book");
+    engine.send("setoption name OwnBook value true");
+    engine.send("position startpos");
+    engine.send("go wtime 10000 btime 10000");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove"));
+    engine.check(lines.iter().any(|l| l.starts_with("info string book move e2e4")), "the book move is named");
+    engine.check(lines.last().is_some_and(|l| l == "bestmove e2e4 ponder e7e5"), "with the book's reply to ponder on");
+    // The last book move has no reply in the book: no ponder move.
+    engine.send("position startpos moves e2e4");
+    engine.send("go movetime 1000");
+    let line = best_move_line(&mut engine);
+    engine.check(line == "bestmove e7e5", &format!("the book's reply alone: {line}"));
+    for go in ["go depth 3", "go nodes 3000", "go mate 3 movetime 300"] {
+        engine.send("position startpos");
+        engine.send(go);
+        let lines = engine.expect("bestmove", |l| l.starts_with("bestmove"));
+        engine.check(lines.iter().any(|l| l.starts_with("info depth")), &format!("'{go}' searches in the book"));
+    }
+    let _ = std::fs::remove_file(&book);
+}
+
+/// Issue 47, item 9: GUIs send `UCI_AnalyseMode` whether it is offered or not; it is an option
+/// now, and while it is on the book is left alone (analysis wants the engine's own view).
+#[test]
+fn uci_analyse_mode_is_an_option_that_turns_the_book_off() {
+    let book = write_book("conformance-analyse-book");
+    let mut engine = Engine::start();
+    engine.send("uci");
+    let lines = engine.expect_line("uciok");
+    engine.check(
+        lines.iter().any(|l| l == "option name UCI_AnalyseMode type check default false"),
+        "UCI_AnalyseMode is offered",
+    );
+    engine.send(&format!("setoption name BookFile value {}", book.display()));
+    engine.expect_prefix("info string book");
+    engine.send("setoption name OwnBook value true");
+    engine.send("setoption name UCI_AnalyseMode value true");
+    let lines = ready(&mut engine);
+    engine.check(lines.is_empty(), "UCI_AnalyseMode is accepted");
+    engine.send("position startpos");
+    engine.send("go wtime 1000 btime 1000");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove"));
+    engine.check(lines.iter().any(|l| l.starts_with("info depth")), "analysing: a search, no book move");
+    engine.send("setoption name UCI_AnalyseMode value false");
+    engine.send("go wtime 1000 btime 1000");
+    let lines = engine.expect("bestmove", |l| l.starts_with("bestmove"));
+    engine.check(lines.iter().any(|l| l.starts_with("info string book move")), "playing: the book again");
+    let _ = std::fs::remove_file(&book);
+}

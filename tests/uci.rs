@@ -78,6 +78,7 @@ fn handshake_lists_identity_options_then_uciok() {
         "option name Use NNUE type check default true".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
         "option name UCI_ShowWDL type check default false".to_string(),
+        "option name UCI_AnalyseMode type check default false".to_string(),
         "option name UCI_LimitStrength type check default false".to_string(),
         "option name UCI_Elo type spin default 800 min 800 max ".to_string(),
         "option name Skill Level type spin default 20 min 0 max 20".to_string(),
@@ -383,7 +384,8 @@ fn own_book_plays_book_moves() {
     engine.send("position startpos");
     engine.send("go wtime 10000 btime 10000");
     let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
-    engine.check(lines.len() == 1 && lines[0] == "bestmove e2e4", &format!("a book move at once: {lines:?}"));
+    let named = lines.len() == 2 && lines[0].starts_with("info string book move e2e4");
+    engine.check(named && lines[1] == "bestmove e2e4 ponder e7e5", &format!("a book move at once: {lines:?}"));
     engine.send("position startpos moves e2e4");
     engine.send("go wtime 10000 btime 10000");
     let reply = best_move(&mut engine);

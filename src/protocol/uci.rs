@@ -172,6 +172,22 @@ impl Uci<'_> {
         for message in errors {
             self.error(message);
         }
+        // The book answers a request for a move to play: under a clock or a time per move (or
+        // none), not when analysing, pondering, or searching to a depth, a node count or a
+        // mate the GUI asked for. Nor while an earlier search still owes its bestmove (a GUI
+        // that sent `go` twice): that one must come first, and comes through the search.
+        let to_play = self.pending.is_empty()
+            && !limits.infinite
+            && !limits.ponder
+            && limits.searchmoves.is_empty()
+            && limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.mate.is_none();
+        if to_play && let Some(book) = self.engine.book_move() {
+            let text = self.engine.move_text(book.mv);
+            self.out.send(format!("info string book move {text} (weight {:.0}%)", book.share * 100.0));
+            return self.out.send(best_move_line(&self.engine, Some(book.mv), book.ponder));
+        }
         let hold = limits.infinite || limits.ponder;
         if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
             self.pending.push(Pending { id, hold, held: None });

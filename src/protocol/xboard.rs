@@ -260,10 +260,17 @@ impl<'a> XBoard<'a> {
         true
     }
 
-    /// Starts thinking on our move, or claims the result if there is nothing to think about.
+    /// Starts thinking on our move (or plays from the book), or claims the result if there is
+    /// nothing to think about.
     fn think(&mut self) {
         if self.claim_result() {
             return;
+        }
+        // `sd` and `st` are the game's time control here, not a request to search: the book
+        // is played under them as under a clock.
+        if let Some(book) = self.engine.book_move() {
+            self.last_info = None;
+            return self.play_own_move(Some(book.mv), book.ponder);
         }
         let limits = self.move_limits(self.move_started.elapsed());
         self.last_info = None;
