@@ -511,3 +511,79 @@ fn uci_analyse_mode_is_an_option_that_turns_the_book_off() {
     engine.check(lines.iter().any(|l| l.starts_with("info string book move")), "playing: the book again");
     let _ = std::fs::remove_file(&book);
 }
+
+// --- XBoard ------------------------------------------------------------------------------
+
+/// Starts an XBoard session and returns it with the features it announced, as `name=value`
+/// pairs.
+fn xboard_with_features() -> (Engine, Vec<(String, String)>) {
+    let mut engine = Engine::start();
+    engine.send("xboard");
+    engine.send("protover 2");
+    let lines = engine.expect_line("feature done=1");
+    let mut found = Vec::new();
+    for line in lines.iter().filter(|l| l.starts_with("feature ")) {
+        let mut rest = &line["feature ".len()..];
+        while let Some((name, tail)) = rest.split_once('=') {
+            let (value, tail) = match tail.strip_prefix('"') {
+                Some(quoted) => quoted.split_once('"').unwrap_or((quoted, "")),
+                None => tail.split_once(' ').unwrap_or((tail, "")),
+            };
+            found.push((name.trim().to_string(), value.to_string()));
+            rest = tail.trim_start();
+        }
+    }
+    (engine, found)
+}
+
+/// Issue 47, item 7: `playother` worked but was not announced, so WinBoard never sent it. Every
+/// command feature announced as 1 is a command the engine carries out, and each one that is
+/// implemented is announced.
+#[test]
+fn xboard_features_match_the_commands_implemented() {
+    let (mut engine, announced) = xboard_with_features();
+    let value = |name: &str| announced.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+    for name in ["ping", "setboard", "playother", "usermove", "time", "reuse", "analyze", "name", "memory", "smp"] {
+        engine.check(value(name) == Some("1"), &format!("feature {name}=1 is announced"));
+    }
+    for name in ["exclude", "nps"] {
+        engine.check(value(name) == Some("1"), &format!("feature {name}=1 is announced"));
+    }
+    // Announced as 0 because the engine wants them off: SIGINT would stop it, colors are
+    // obsolete (the engine reads `go` and `playother`).
+    engine.check(value("sigint") == Some("0") && value("colors") == Some("0"), "sigint=0 colors=0");
+    engine.check(value("done") == Some("0"), "done=0 first, so the GUI waits for the options");
+    engine.check(value("variants") == Some("normal,fischerandom"), "the variants played");
+    // Each announced command works (no Error) where a GUI would send it.
+    let egtpath = format!("egtpath syzygy {}/tests/syzygy", env!("CARGO_MANIFEST_DIR"));
+    engine.send("new");
+    engine.send("force");
+    for command in [
+        "setboard rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "usermove e7e5",
+        "time 6000",
+        "otim 6000",
+        "name Somebody",
+        "memory 2",
+        "cores 1",
+        "nps 0",
+        "exclude all",
+        "include all",
+        egtpath.as_str(),
+    ] {
+        engine.send(command);
+        let lines = sync(&mut engine);
+        engine.check(!lines.iter().any(|l| l.starts_with("Error")), &format!("'{command}' is carried out"));
+    }
+    // playother: the engine takes the side not to move and waits; the opponent's move
+    // makes it think.
+    engine.send("sd 2");
+    engine.send("playother");
+    let lines = sync(&mut engine);
+    engine.check(lines.is_empty(), "playother makes no move by itself");
+    engine.send("usermove g1f3");
+    let reply = engine.expect_prefix("move ");
+    engine.check(reply.len() == 9, &format!("the engine plays Black: {reply}"));
+    engine.send("quit");
+    engine.wait_exit(TIMEOUT);
+}

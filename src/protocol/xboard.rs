@@ -159,8 +159,9 @@ impl<'a> XBoard<'a> {
         // sigterm is left at its default: a GUI may end us with SIGTERM, which is fine, and some
         // (python-chess) reject `sigterm=0` with a warning.
         self.out.send(format!(
-            "feature myname=\"{name}\" ping=1 setboard=1 usermove=1 time=1 sigint=0 reuse=1 analyze=1 \
-             colors=0 name=1 memory=1 smp=1 exclude=1 nps=1 egt=\"syzygy\" variants=\"normal,fischerandom\" done=0"
+            "feature myname=\"{name}\" ping=1 setboard=1 playother=1 usermove=1 time=1 sigint=0 reuse=1 \
+             analyze=1 colors=0 name=1 memory=1 smp=1 exclude=1 nps=1 egt=\"syzygy\" \
+             variants=\"normal,fischerandom\" done=0"
         ));
         for spec in Engine::options().iter().filter(|spec| spec.shown == Shown::Everywhere) {
             let kind = match spec.kind {
