@@ -587,3 +587,27 @@ fn xboard_features_match_the_commands_implemented() {
     engine.send("quit");
     engine.wait_exit(TIMEOUT);
 }
+
+/// Issue 47, item 8: `memory` and `cores` beyond the option's range used to be refused, so the
+/// GUI's setting was silently not applied; now they are clamped to the range, with a comment
+/// line saying so.
+#[test]
+fn xboard_memory_and_cores_are_clamped() {
+    let mut engine = Engine::xboard();
+    for (command, used) in [("memory 0", "1"), ("cores 0", "1"), ("cores -3", "1")] {
+        engine.send(command);
+        let lines = sync(&mut engine);
+        engine.check(!lines.iter().any(|l| l.starts_with("Error")), &format!("'{command}' is applied"));
+        engine.check(
+            lines.iter().any(|l| l.starts_with('#') && l.ends_with(&format!("using {used}"))),
+            &format!("'{command}': the clamp is told"),
+        );
+    }
+    engine.send("memory lots");
+    let lines = sync(&mut engine);
+    engine.check(lines.iter().any(|l| l.starts_with("Error")), "a memory size that is no number is an error");
+    engine.send("new");
+    engine.send("sd 2");
+    engine.send("usermove e2e4");
+    engine.expect_prefix("move ");
+}

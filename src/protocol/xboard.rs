@@ -175,6 +175,20 @@ impl<'a> XBoard<'a> {
         self.out.send("feature done=1");
     }
 
+    /// `memory N` and `cores N`: the GUI's setting for every engine, which may lie beyond what
+    /// this one's option allows; it is applied as near as the range allows, with a comment
+    /// saying so (CECP has no way to refuse these commands).
+    fn set_clamped(&mut self, option: OptionId, command: &str, args: &str, line: &str) {
+        let Some(asked) = parse_whole(args) else {
+            return self.error(&format!("{command} needs a whole number"), line);
+        };
+        let (value, notice) = clamp_to_spin(option, command, asked);
+        if let Some(notice) = notice {
+            self.out.send(notice);
+        }
+        self.set_option(option, Some(value.to_string()), line);
+    }
+
     /// `option NAME=VALUE`, or `option NAME` for a button.
     fn option(&mut self, args: &str, line: &str) {
         let (name, value) = match args.split_once('=') {
@@ -598,8 +612,8 @@ impl Protocol for XBoard<'_> {
                 }
             }
             "." => self.analysis_status(),
-            "memory" => self.set_option(OptionId::Hash, Some(args.to_string()), line),
-            "cores" => self.set_option(OptionId::Threads, Some(args.to_string()), line),
+            "memory" => self.set_clamped(OptionId::Hash, command, args, line),
+            "cores" => self.set_clamped(OptionId::Threads, command, args, line),
             "option" => self.option(args, line),
             "bk" => self.book_moves(),
             "egtpath" => match args.split_once(char::is_whitespace) {
@@ -695,6 +709,18 @@ fn thinking_line(info: &Info, move_text: impl Fn(Move) -> String) -> String {
     let pv: Vec<String> = info.pv.iter().map(|&mv| move_text(mv)).collect();
     line.push_str(&pv.join(" "));
     line
+}
+
+/// `asked` brought within the range of the spin `option`, with a comment line for the GUI's
+/// log when it had to be (`command` is what asked).
+fn clamp_to_spin(option: OptionId, command: &str, asked: i64) -> (i64, Option<String>) {
+    let Kind::Spin { min, max, .. } = option.spec().kind else {
+        return (asked, None);
+    };
+    let value = asked.clamp(min, max);
+    let name = option.spec().name;
+    let notice = format!("# {command} {asked} is outside {name}'s range {min} to {max}: using {value}");
+    (value, (value != asked).then_some(notice))
 }
 
 /// Moves left until the next time control for the side to move, with `session` moves per
@@ -849,6 +875,19 @@ mod tests {
         assert_eq!(remaining, Some(Duration::from_millis(59_750)));
         xboard.command("st 2");
         assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(1740)));
+    }
+
+    /// `memory` and `cores` beyond the options' ranges are brought within them, and said so.
+    #[test]
+    fn memory_and_cores_are_clamped() {
+        let max_hash = OptionId::Hash.spec().kind;
+        let Kind::Spin { max, .. } = max_hash else { panic!("Hash is a spin") };
+        let (value, notice) = clamp_to_spin(OptionId::Hash, "memory", 100_000);
+        assert_eq!(value, max);
+        assert_eq!(notice, Some(format!("# memory 100000 is outside Hash's range 1 to {max}: using {max}")));
+        assert_eq!(clamp_to_spin(OptionId::Threads, "cores", 300).0, 256);
+        assert_eq!(clamp_to_spin(OptionId::Threads, "cores", -1).0, 1);
+        assert_eq!(clamp_to_spin(OptionId::Threads, "cores", 2), (2, None));
     }
 
     #[test]
