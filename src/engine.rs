@@ -173,6 +173,8 @@ pub struct Engine {
     /// The network of `EvalFile` (the built-in one by default), kept also while `Use NNUE` is
     /// off, for `eval` to compare.
     network: Network,
+    /// The tables of `SyzygyPath`, which judge draw offers too.
+    tablebases: Option<Arc<Tablebases>>,
     /// Chooses among book moves by their weights.
     rng: StdRng,
     sink: ReportSink,
@@ -194,6 +196,7 @@ impl Engine {
             settings,
             book: None,
             network: nnue::embedded(),
+            tablebases: None,
             rng: StdRng::seed_from_u64(std::process::id() as u64 ^ 0x5EB7_1E1C),
             sink,
             next_search: 0,
@@ -453,6 +456,7 @@ impl Engine {
         let tables = Tablebases::open(paths).map_err(EngineError::Tablebases)?;
         if tables.max_pieces() == 0 {
             self.searcher.set_tablebases(None);
+            self.tablebases = None;
             return Ok(None);
         }
         let mut notice = tables.summary();
@@ -460,7 +464,9 @@ impl Engine {
             notice.push_str("; ");
             notice.push_str(warning);
         }
-        self.searcher.set_tablebases(Some(Arc::new(tables)));
+        let tables = Arc::new(tables);
+        self.searcher.set_tablebases(Some(Arc::clone(&tables)));
+        self.tablebases = Some(tables);
         Ok(Some(notice))
     }
 

@@ -611,3 +611,41 @@ fn xboard_memory_and_cores_are_clamped() {
     engine.send("usermove e2e4");
     engine.expect_prefix("move ");
 }
+
+/// Issue 47, item 13: a draw offer in a dead-drawn position (rook against rook) used to be
+/// declined while the engine's scores hovered at 16 to 23 cp; a draw by material, or by the
+/// tablebases (king and pawn against a king in front of it), is accepted.
+#[test]
+fn xboard_draw_offers_are_accepted_in_dead_draws() {
+    let mut engine = Engine::xboard();
+    engine.send("new");
+    engine.send("sd 4");
+    engine.send("force");
+    engine.send("setboard 8/8/3k4/8/8/3K4/r7/7R w - - 0 1");
+    engine.send("go");
+    engine.expect_prefix("move ");
+    engine.send("draw");
+    let lines = sync(&mut engine);
+    engine.check(lines.iter().any(|l| l == "offer draw"), "rook against rook: the draw is accepted");
+    // A pawn up, which only the tables know to be a draw.
+    engine.send("new");
+    engine.send(&format!("egtpath syzygy {}/tests/syzygy", env!("CARGO_MANIFEST_DIR")));
+    engine.send("sd 4");
+    engine.send("force");
+    engine.send("setboard 8/8/8/8/8/4k3/4P3/4K3 w - - 0 1");
+    engine.send("go");
+    engine.expect_prefix("move ");
+    engine.send("draw");
+    let lines = sync(&mut engine);
+    engine.check(lines.iter().any(|l| l == "offer draw"), "a pawn up but drawn by the tables: accepted");
+    // A queen up, the offer is declined at once.
+    engine.send("new");
+    engine.send("sd 4");
+    engine.send("force");
+    engine.send("setboard 8/8/3k4/8/8/3K4/8/7Q w - - 0 1");
+    engine.send("go");
+    engine.expect_prefix("move ");
+    engine.send("draw");
+    let lines = sync(&mut engine);
+    engine.check(!lines.iter().any(|l| l == "offer draw"), "a queen up: declined");
+}

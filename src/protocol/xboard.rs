@@ -350,12 +350,20 @@ impl<'a> XBoard<'a> {
         }
     }
 
-    /// Accepts a draw offer when the position is dead drawn by our own searches: the last
-    /// few of our moves all scored within a few centipawns of zero.
+    /// Accepts a draw offer (CECP: by offering one back) when the position is dead drawn:
+    /// by the rules, the tablebases or the material (see `Engine::dead_draw`), unless our own
+    /// last search saw a win all the same; or by our own searches, the last few of our moves
+    /// all scored within a few centipawns of zero. Otherwise the offer is ignored, which
+    /// declines it.
     fn draw_offered(&mut self) {
         const MOVES: usize = 4;
+        /// A score, ours, that says the position is won after all (a tactic the material
+        /// rule cannot see): a pawn.
+        const WINNING: i32 = 100;
         let recent = &self.game.our_scores[self.game.our_scores.len().saturating_sub(MOVES)..];
-        if recent.len() == MOVES && recent.iter().all(|s| s.abs() <= 10) {
+        let by_score = recent.len() == MOVES && recent.iter().all(|s| s.abs() <= 10);
+        let by_position = self.engine.dead_draw() && recent.last().is_none_or(|&s| s < WINNING);
+        if by_score || by_position {
             self.out.send("offer draw");
         }
     }
