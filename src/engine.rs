@@ -214,6 +214,10 @@ impl Engine {
     }
 
     pub const BENCH_DEPTH: i32 = crate::bench::DEFAULT_DEPTH;
+    /// The deepest search any depth limit asks for (`go depth`, `bench`).
+    pub const MAX_DEPTH: i32 = crate::search::MAX_DEPTH;
+    /// The deepest perft, on the command line and with `go perft` alike.
+    pub const MAX_PERFT_DEPTH: u32 = crate::perft::MAX_DEPTH;
 
     /// The fixed-depth benchmark (`bench`), which prints its own lines.
     pub fn bench(depth: i32) -> std::io::Result<()> {

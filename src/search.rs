@@ -49,6 +49,9 @@ pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 
 /// The deepest line the search follows; iterative deepening stops short of it.
 pub const MAX_PLY: usize = 128;
+/// The deepest iteration: the most any depth limit (`go depth`, `bench`, `search --depth`)
+/// can ask for, deeper ones searching this deep.
+pub const MAX_DEPTH: i32 = MAX_PLY as i32 - 1;
 /// After this long the main thread reports each root move as it starts searching it
 /// (`currmove`): Stockfish's threshold, late enough that short searches stay quiet.
 const CURRMOVE_AFTER: Duration = Duration::from_secs(3);
@@ -270,7 +273,7 @@ impl<'a> Worker<'a> {
         let mut best = (first.mv, None);
         let reported = self.limits.multipv.clamp(1, self.root_moves.len());
         let mut lines = reported;
-        let mut max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+        let mut max_depth = self.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         if let Some(level) = self.limits.strength.map(|s| s.level()) {
             lines = level.candidates.clamp(reported, self.root_moves.len());
             max_depth = max_depth.min(level.depth.max(1));

@@ -649,3 +649,46 @@ fn xboard_draw_offers_are_accepted_in_dead_draws() {
     let lines = sync(&mut engine);
     engine.check(!lines.iter().any(|l| l == "offer draw"), "a queen up: declined");
 }
+
+// --- The command line ------------------------------------------------------------------------
+
+/// Issue 47, item 11: the command line takes a position with moves (`startpos moves e2e4`),
+/// says how many FEN fields it takes, names the word it cannot use, and has one depth limit
+/// for perft and one for searches wherever they are given.
+#[test]
+fn the_command_line_takes_moves_and_names_its_limits() {
+    let (code, out, err) = common::run(&["search", "startpos", "moves", "e2e4", "--depth", "3"]);
+    assert_eq!(code, Some(0), "{err}");
+    let mv = out.lines().last().and_then(|l| l.split_whitespace().nth(1)).unwrap_or_default();
+    assert!(mv.as_bytes().get(1).is_some_and(|&r| r >= b'5'), "a move for Black: {out}");
+    let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let (code, out, err) = common::run(&["perft", fen, "moves", "e2e4", "e7e5", "2"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("Nodes searched: 835"), "{out}");
+    let (code, _, err) = common::run(&["search", "startpos", "moves", "e2e5", "--depth", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("e2e5"), "the bad move is named: {err}");
+    // Too few FEN fields: the message gives the range accepted.
+    let (code, _, err) = common::run(&["search", "8/8/8/8/8/8/8/8", "w", "-", "--depth", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("4 to 6 fields"), "{err}");
+    // A word after the depth is named as such, not blamed on the depth.
+    let (code, _, err) = common::run(&["perft", "startpos", "3", "extra"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("'extra'") && !err.contains("depth must"), "{err}");
+    // One perft limit (command line and `go perft`), one search depth limit (bench, search).
+    let (_, _, err) = common::run(&["perft", "startpos", "21"]);
+    assert!(err.contains("1 to 20"), "{err}");
+    let mut engine = Engine::uci();
+    engine.send("go perft 21");
+    let error = engine.expect_prefix("info string");
+    engine.check(error.contains("1 to 20"), &error);
+    engine.send("bench 128");
+    let error = engine.expect_prefix("info string");
+    engine.check(error.contains("1 to 127"), &error);
+    for args in [&["bench", "128"][..], &["search", "startpos", "--depth", "128"]] {
+        let (code, _, err) = common::run(args);
+        assert_eq!(code, Some(2));
+        assert!(err.contains("1..=127") || err.contains("1 to 127"), "{args:?}: {err}");
+    }
+}

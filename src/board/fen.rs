@@ -48,7 +48,8 @@ impl Board {
         let fields: Vec<&str> = fen.split_whitespace().collect();
         if fields.len() < 4 {
             return error(format!(
-                "expected 6 fields (placement, side, castling, en passant, halfmove clock, fullmove number), found {}",
+                "expected 4 to 6 fields (placement, side, castling, en passant, and optionally halfmove clock \
+                 and fullmove number), found {}",
                 fields.len()
             ));
         }
@@ -415,7 +416,7 @@ mod tests {
     #[test]
     fn malformed_fens_are_rejected_with_a_reason() {
         let cases = [
-            ("", "expected 6 fields"),
+            ("", "expected 4 to 6 fields"),
             ("8/8/8/8/8/8/8/8 w", "found 2"),
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 extra", "unexpected text"),
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1", "'X' on rank 1"),

@@ -253,11 +253,12 @@ pub fn serve_events(sender: Sender<Event>, events: &Receiver<Event>) {
     }
 }
 
-/// One search from the command line: UCI-style `info` lines, then `bestmove`.
-pub fn search_once(fen: &str, limits: Limits) -> Result<(), String> {
+/// One search from the command line, of `fen` after `moves`: UCI-style `info` lines, then
+/// `bestmove`.
+pub fn search_once(fen: &str, moves: Vec<String>, limits: Limits) -> Result<(), String> {
     let (sender, events) = mpsc::channel();
     let mut engine = Engine::new(report_sink(sender));
-    let position = EngineCommand::SetPosition { fen: Some(fen.to_string()), moves: Vec::new() };
+    let position = EngineCommand::SetPosition { fen: Some(fen.to_string()), moves };
     engine.execute(position).map_err(|e| e.to_string())?;
     let Ok(Outcome::Searching(id)) = engine.execute(EngineCommand::Go(limits)) else {
         return Err("the search did not start".to_string());
@@ -285,11 +286,13 @@ pub fn search_once(fen: &str, limits: Limits) -> Result<(), String> {
 pub fn bench(args: &str) -> Result<(), String> {
     let depth = match args.trim() {
         "" => Engine::BENCH_DEPTH,
-        text => text
-            .parse()
-            .ok()
-            .filter(|d| (1..=64).contains(d))
-            .ok_or_else(|| format!("bench depth must be a whole number from 1 to 64, got '{text}'"))?,
+        text => text.parse().ok().filter(|d| (1..=Engine::MAX_DEPTH).contains(d)).ok_or_else(|| {
+            format!(
+                "bench depth must be a whole number from 1 to {}, got '{}'",
+                Engine::MAX_DEPTH,
+                excerpt(text, QUOTE_LIMIT)
+            )
+        })?,
     };
     // A failed write means stdout is closed; the protocol's next line will find that out.
     let _ = Engine::bench(depth);

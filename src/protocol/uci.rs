@@ -197,11 +197,13 @@ impl Uci<'_> {
 
 impl Uci<'_> {
     /// `go perft N`: the leaf count below each root move, then the total, as Stockfish prints
-    /// them; it runs in place of a search and answers no `bestmove`.
+    /// them; it runs in place of a search and answers no `bestmove`. It runs on the protocol's
+    /// thread, as in Stockfish, so a deep one holds up the commands after it; its depth limit
+    /// is the command line's (`Engine::MAX_PERFT_DEPTH`), which a user can see in both.
     fn perft(&mut self, depth: &str) {
-        let Some(depth) = depth.parse::<u32>().ok().filter(|d| (1..=MAX_PERFT_DEPTH).contains(d)) else {
-            let message =
-                format!("go perft needs a depth from 1 to {MAX_PERFT_DEPTH}, got '{}'", excerpt(depth, QUOTE_LIMIT));
+        let Some(depth) = depth.parse::<u32>().ok().filter(|d| (1..=Engine::MAX_PERFT_DEPTH).contains(d)) else {
+            let most = Engine::MAX_PERFT_DEPTH;
+            let message = format!("go perft needs a depth from 1 to {most}, got '{}'", excerpt(depth, QUOTE_LIMIT));
             return self.error(message);
         };
         let mut total = 0;
@@ -213,10 +215,6 @@ impl Uci<'_> {
         self.out.send(format!("Nodes searched: {total}"));
     }
 }
-
-/// The deepest `go perft`: it runs on the protocol's thread, and depth 7 of a middlegame
-/// already takes minutes.
-const MAX_PERFT_DEPTH: u32 = 8;
 
 impl Protocol for Uci<'_> {
     fn command(&mut self, line: &str) -> bool {
