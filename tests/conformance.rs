@@ -434,32 +434,12 @@ fn d_eval_and_flip() {
     engine.check(shown.iter().any(|l| l.contains("none (in check)")), "no evaluation in check");
 }
 
-/// A Polyglot book with one entry per position: the start position's key (from the format's
-/// specification) with 1.e4, and the key after 1.e4 with 1...e5. Polyglot moves are
-/// to-file | to-row << 3 | from-file << 6 | from-row << 9.
-fn write_book(name: &str) -> std::path::PathBuf {
-    let entries: [(u64, u16); 2] =
-        [(0x463b_9618_1691_fc9c, 4 | 3 << 3 | 4 << 6 | 1 << 9), (0x823c_9b50_fd11_4196, 4 | 4 << 3 | 4 << 6 | 6 << 9)];
-    let mut sorted = entries.to_vec();
-    sorted.sort();
-    let mut bytes = Vec::new();
-    for (key, mv) in sorted {
-        bytes.extend_from_slice(&key.to_be_bytes());
-        bytes.extend_from_slice(&mv.to_be_bytes());
-        bytes.extend_from_slice(&10u16.to_be_bytes());
-        bytes.extend_from_slice(&0u32.to_be_bytes());
-    }
-    let path = std::env::temp_dir().join(format!("sentinel-{}-{name}.bin", std::process::id()));
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
-
 /// Issue 47, item 10: a book move comes with an `info string` naming it, and a ponder move
 /// where the book has a reply; `go depth N` (and nodes, mate) is a request to search, which
 /// the book no longer overrides.
 #[test]
 fn book_moves_are_announced_with_a_ponder_move() {
-    let book = write_book("conformance-book");
+    let book = common::write_book("conformance-book");
     let mut engine = Engine::uci();
     engine.send(&format!("setoption name BookFile value {}", book.display()));
     engine.expect_prefix("info string book");
@@ -487,7 +467,7 @@ fn book_moves_are_announced_with_a_ponder_move() {
 /// now, and while it is on the book is left alone (analysis wants the engine's own view).
 #[test]
 fn uci_analyse_mode_is_an_option_that_turns_the_book_off() {
-    let book = write_book("conformance-analyse-book");
+    let book = common::write_book("conformance-analyse-book");
     let mut engine = Engine::start();
     engine.send("uci");
     let lines = engine.expect_line("uciok");
@@ -618,36 +598,25 @@ fn xboard_memory_and_cores_are_clamped() {
 #[test]
 fn xboard_draw_offers_are_accepted_in_dead_draws() {
     let mut engine = Engine::xboard();
-    engine.send("new");
-    engine.send("sd 4");
-    engine.send("force");
-    engine.send("setboard 8/8/3k4/8/8/3K4/r7/7R w - - 0 1");
-    engine.send("go");
-    engine.expect_prefix("move ");
-    engine.send("draw");
-    let lines = sync(&mut engine);
-    engine.check(lines.iter().any(|l| l == "offer draw"), "rook against rook: the draw is accepted");
-    // A pawn up, which only the tables know to be a draw.
-    engine.send("new");
+    // The engine plays White's move from `fen`, then is offered a draw: whether it agrees.
+    let agrees_after_a_move = |engine: &mut Engine, fen: &str| {
+        engine.send("new");
+        engine.send("sd 4");
+        engine.send("force");
+        engine.send(&format!("setboard {fen}"));
+        engine.send("go");
+        engine.expect_prefix("move ");
+        engine.send("draw");
+        sync(engine).iter().any(|l| l == "offer draw")
+    };
+    let rook_against_rook = agrees_after_a_move(&mut engine, "8/8/3k4/8/8/3K4/r7/7R w - - 0 1");
+    engine.check(rook_against_rook, "rook against rook: the draw is accepted");
+    // A pawn up, which only the tables know to be a draw (`egtpath` lasts beyond `new`).
     engine.send(&format!("egtpath syzygy {}/tests/syzygy", env!("CARGO_MANIFEST_DIR")));
-    engine.send("sd 4");
-    engine.send("force");
-    engine.send("setboard 8/8/8/8/8/4k3/4P3/4K3 w - - 0 1");
-    engine.send("go");
-    engine.expect_prefix("move ");
-    engine.send("draw");
-    let lines = sync(&mut engine);
-    engine.check(lines.iter().any(|l| l == "offer draw"), "a pawn up but drawn by the tables: accepted");
-    // A queen up, the offer is declined at once.
-    engine.send("new");
-    engine.send("sd 4");
-    engine.send("force");
-    engine.send("setboard 8/8/3k4/8/8/3K4/8/7Q w - - 0 1");
-    engine.send("go");
-    engine.expect_prefix("move ");
-    engine.send("draw");
-    let lines = sync(&mut engine);
-    engine.check(!lines.iter().any(|l| l == "offer draw"), "a queen up: declined");
+    let pawn_up = agrees_after_a_move(&mut engine, "8/8/8/8/8/4k3/4P3/4K3 w - - 0 1");
+    engine.check(pawn_up, "a pawn up but drawn by the tables: accepted");
+    let queen_up = agrees_after_a_move(&mut engine, "8/8/3k4/8/8/3K4/8/7Q w - - 0 1");
+    engine.check(!queen_up, "a queen up: declined");
 }
 
 // --- The command line ------------------------------------------------------------------------
