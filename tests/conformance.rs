@@ -4,8 +4,8 @@
 //! so that they stay that way: partial, zero and tiny clocks, every `go` form, `stop` and
 //! `ponderhit` in every state, finished positions, commands out of order, and the XBoard
 //! feature line against the commands implemented. Searches are kept short (depth limits, small
-//! times): the whole suite runs in well under a minute on a loaded machine, but one test that
-//! waits the three seconds after which root moves are reported.
+//! times), so the suite takes seconds; the longest test is the one that must search past the
+//! three seconds after which root moves are reported.
 
 mod common;
 
