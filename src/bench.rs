@@ -67,6 +67,7 @@ pub fn run(depth: i32) -> std::io::Result<()> {
         for report in receiver.try_iter() {
             match report {
                 Report::Info(info) => nodes = info.nodes,
+                Report::CurrMove { .. } => {}
                 Report::BestMove { best: mv, .. } => best = mv,
             }
         }

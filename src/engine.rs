@@ -7,6 +7,7 @@
 //! current search from one it abandoned.
 
 pub mod book;
+mod inspect;
 pub mod options;
 
 pub use crate::board::{Color, Move, START_POS};
@@ -50,6 +51,9 @@ pub enum EngineCommand {
     PlayMove(Move),
     /// Take back this many moves.
     TakeBack(usize),
+    /// Mirror the position: colours swapped, ranks flipped (Stockfish's `flip`). The game's
+    /// history goes, as with a new position.
+    Flip,
     /// Search the current position. The search's board carries the game's history.
     Go(Limits),
     /// Ask the running search to report its best move now.
@@ -77,6 +81,16 @@ impl EngineCommand {
         }
         Ok(EngineCommand::SetOption { option: OptionId::named(name)?, value })
     }
+}
+
+/// A move from the opening book, with the reply the book holds to it (the most weighted), for
+/// the GUI to ponder on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BookMove {
+    pub mv: Move,
+    pub ponder: Option<Move>,
+    /// The move's share of the weights of the book's moves here, from 0 to 1.
+    pub share: f64,
 }
 
 /// What a command did.
@@ -156,6 +170,11 @@ pub struct Engine {
     settings: Settings,
     /// The opening book of `BookFile`, played from when `OwnBook` is on.
     book: Option<Book>,
+    /// The network of `EvalFile` (the built-in one by default), kept also while `Use NNUE` is
+    /// off, for `eval` to compare.
+    network: Network,
+    /// The tables of `SyzygyPath`, which judge draw offers too.
+    tablebases: Option<Arc<Tablebases>>,
     /// Chooses among book moves by their weights.
     rng: StdRng,
     sink: ReportSink,
@@ -176,6 +195,8 @@ impl Engine {
             searcher,
             settings,
             book: None,
+            network: nnue::embedded(),
+            tablebases: None,
             rng: StdRng::seed_from_u64(std::process::id() as u64 ^ 0x5EB7_1E1C),
             sink,
             next_search: 0,
@@ -193,6 +214,10 @@ impl Engine {
     }
 
     pub const BENCH_DEPTH: i32 = crate::bench::DEFAULT_DEPTH;
+    /// The deepest search any depth limit asks for (`go depth`, `bench`).
+    pub const MAX_DEPTH: i32 = crate::search::MAX_DEPTH;
+    /// The deepest perft, on the command line and with `go perft` alike.
+    pub const MAX_PERFT_DEPTH: u32 = crate::perft::MAX_DEPTH;
 
     /// The fixed-depth benchmark (`bench`), which prints its own lines.
     pub fn bench(depth: i32) -> std::io::Result<()> {
@@ -288,16 +313,18 @@ impl Engine {
                     self.board.unmake_move();
                 }
             }
+            EngineCommand::Flip => {
+                let fen = self.board.mirrored_fen();
+                let board = Board::parse_fen(&fen, self.settings.chess960).map_err(EngineError::Fen)?;
+                self.finish_search();
+                self.board = board;
+            }
             EngineCommand::Go(mut limits) => {
                 self.finish_search();
                 limits.multipv = self.settings.multipv;
                 limits.strength = self.strength();
                 self.next_search += 1;
                 let id = SearchId(self.next_search);
-                if let Some(mv) = self.book_move(&limits) {
-                    (self.sink)(id, Report::BestMove { best: Some(mv), ponder: None });
-                    return Ok(Outcome::Searching(id));
-                }
                 let sink = Arc::clone(&self.sink);
                 self.searcher.start(self.board.clone(), limits, Box::new(move |report| sink(id, report)));
                 return Ok(Outcome::Searching(id));
@@ -368,26 +395,34 @@ impl Engine {
             let bytes = read_limited(&path, nnue::MAX_FILE_SIZE as u64).map_err(error)?;
             Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?
         };
-        self.searcher.set_evaluation(if use_nnue { Evaluation::Network(network) } else { Evaluation::HandCrafted });
+        self.searcher.set_evaluation(if use_nnue {
+            Evaluation::Network(network.clone())
+        } else {
+            Evaluation::HandCrafted
+        });
+        self.network = network;
         self.settings.use_nnue = use_nnue;
         self.settings.eval_file = path;
         Ok(())
     }
 
-    /// A move from the book, when `OwnBook` is on, the game is within `BookDepth` moves, the
-    /// book knows the position and the search is for a move to play (not analysis, not
-    /// pondering, not restricted to some moves).
-    fn book_move(&mut self, limits: &Limits) -> Option<Move> {
+    /// A move from the book, when `OwnBook` is on, `UCI_AnalyseMode` off, the game within
+    /// `BookDepth` moves and the book knows the position. The protocols ask only when the GUI
+    /// wants a move to play (not analysis, pondering, or a search it limited by depth).
+    pub fn book_move(&mut self) -> Option<BookMove> {
         let book = self.book.as_ref()?;
         if !self.settings.own_book
-            || limits.infinite
-            || limits.ponder
-            || !limits.searchmoves.is_empty()
+            || self.settings.analyse_mode
             || u32::from(self.board.fullmove_number()) > self.settings.book_depth
         {
             return None;
         }
-        book.pick(&self.board, &mut self.rng)
+        let mv = book.pick(&self.board, &mut self.rng)?;
+        let mut after = self.board.clone();
+        after.make_move(mv);
+        let ponder = book.entries(&after).into_iter().filter(|&(_, w)| w > 0).max_by_key(|&(_, w)| w).map(|(m, _)| m);
+        let share = self.book_moves().into_iter().find(|&(m, _)| m == mv).map_or(0.0, |(_, share)| share);
+        Some(BookMove { mv, ponder, share })
     }
 
     /// The book's moves here with their share of the weights, for XBoard's `bk`.
@@ -425,6 +460,7 @@ impl Engine {
         let tables = Tablebases::open(paths).map_err(EngineError::Tablebases)?;
         if tables.max_pieces() == 0 {
             self.searcher.set_tablebases(None);
+            self.tablebases = None;
             return Ok(None);
         }
         let mut notice = tables.summary();
@@ -432,7 +468,9 @@ impl Engine {
             notice.push_str("; ");
             notice.push_str(warning);
         }
-        self.searcher.set_tablebases(Some(Arc::new(tables)));
+        let tables = Arc::new(tables);
+        self.searcher.set_tablebases(Some(Arc::clone(&tables)));
+        self.tablebases = Some(tables);
         Ok(Some(notice))
     }
 

@@ -338,8 +338,9 @@ fn endgame_scale(board: &Board) -> i32 {
 }
 
 /// The stronger side has no pawns and at most a minor piece more: KNvK, KRvKB, KNvKN and
-/// their like, mostly drawn whatever the pieces' squares.
-fn pawnless_and_hard_to_win(board: &Board) -> bool {
+/// their like, mostly drawn whatever the pieces' squares. (XBoard's draw offers are accepted
+/// in them too.)
+pub fn pawnless_and_hard_to_win(board: &Board) -> bool {
     let material = |c: Color| -> i32 {
         [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen]
             .iter()

@@ -34,11 +34,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Count the leaf nodes of the move tree: `perft startpos 5`, `perft "<fen>" 4`, or check a
-    /// suite with `perft --epd FILE`.
+    /// Count the leaf nodes of the move tree: `perft startpos 5`, `perft "<fen>" 4`,
+    /// `perft startpos moves e2e4 3`, or check a suite with `perft --epd FILE`.
     Perft {
-        /// `startpos` or a FEN (quoted, or as separate words), followed by the depth.
-        #[arg(num_args = 0.., value_name = "POSITION DEPTH")]
+        /// `startpos` or a FEN (quoted, or as separate words), optionally `moves` and moves
+        /// from it, then the depth (1 to 20).
+        #[arg(num_args = 0.., value_name = "POSITION [moves ...] DEPTH")]
         args: Vec<String>,
         /// Check every `FEN ;D1 n ;D2 n ...` line of FILE instead.
         #[arg(long, value_name = "FILE", conflicts_with = "args")]
@@ -54,18 +55,19 @@ enum Command {
     /// Search a fixed set of positions to a fixed depth; the last line is
     /// `<nodes> nodes <nps> nps`.
     Bench {
-        #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=64))]
+        #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=search::MAX_DEPTH as i64))]
         depth: i32,
     },
     /// Search one position and print UCI `info` lines and the `bestmove`:
-    /// `search startpos --depth 6`, `search "<fen>" --movetime 2000`. Without a limit the
-    /// search gets one second.
+    /// `search startpos --depth 6`, `search "<fen>" --movetime 2000`,
+    /// `search startpos moves e2e4 e7e5 --depth 8`. Without a limit the search gets one second.
     Search {
-        /// `startpos` or a FEN (quoted, or as separate words).
-        #[arg(num_args = 1.., required = true, value_name = "POSITION")]
+        /// `startpos` or a FEN (quoted, or as separate words), optionally followed by `moves`
+        /// and moves from it.
+        #[arg(num_args = 1.., required = true, value_name = "POSITION [moves ...]")]
         position: Vec<String>,
-        /// Search this many plies deep.
-        #[arg(long, value_name = "D", group = "limit", value_parser = clap::value_parser!(i32).range(1..))]
+        /// Search this many plies deep (1 to 127, as `bench` and UCI's `go depth`).
+        #[arg(long, value_name = "D", group = "limit", value_parser = clap::value_parser!(i32).range(1..=search::MAX_DEPTH as i64))]
         depth: Option<i32>,
         /// Search this many milliseconds.
         #[arg(long, value_name = "MS", group = "limit")]
@@ -181,13 +183,28 @@ fn main() -> ExitCode {
     })
 }
 
-/// Reads a position given as `startpos` or FEN words; says whether it is Chess960 (asked for,
-/// or implied by a castling field that names files).
+/// Splits position words (`startpos` or a FEN's words, quoted or not) from the moves that
+/// follow `moves`, as UCI's `position` command has them.
+fn split_moves(words: &[String]) -> (String, Vec<String>) {
+    let words: Vec<&str> = words.iter().flat_map(|w| w.split_whitespace()).collect();
+    let at = words.iter().position(|&w| w == "moves").unwrap_or(words.len());
+    let moves = words.get(at + 1..).unwrap_or_default().iter().map(|m| m.to_string()).collect();
+    (words[..at].join(" "), moves)
+}
+
+/// Reads a position given as `startpos` or FEN words, then plays the moves after `moves`;
+/// says whether it is Chess960 (asked for, or implied by a castling field that names files).
 fn parse_position(words: &[String], chess960: bool) -> Result<(Board, bool), String> {
-    let text = words.join(" ");
+    let (text, moves) = split_moves(words);
     let fen = board::position_fen(&text);
     let chess960 = chess960 || perft::names_rook_files(fen);
-    Board::parse_fen(fen, chess960).map(|board| (board, chess960)).map_err(|e| e.to_string())
+    let mut board = Board::parse_fen(fen, chess960).map_err(|e| e.to_string())?;
+    for text in moves {
+        let mv = movegen::parse_move(&board, &text)
+            .ok_or_else(|| format!("illegal move: {}", quote::excerpt(&text, quote::QUOTE_LIMIT)))?;
+        board.make_move(mv);
+    }
+    Ok((board, chess960))
 }
 
 /// How long `search` thinks when given no limit.
@@ -199,22 +216,29 @@ fn run_search(
     movetime: Option<u64>,
     nodes: Option<u64>,
 ) -> Result<ExitCode, Failure> {
-    let text = position.join(" ");
+    let (text, moves) = split_moves(position);
     let mut limits = Limits { depth, nodes, movetime: movetime.map(Duration::from_millis), ..Limits::default() };
     if depth.is_none() && nodes.is_none() && movetime.is_none() {
         limits.movetime = Some(DEFAULT_SEARCH_TIME);
     }
-    protocol::search_once(board::position_fen(&text), limits)?;
+    protocol::search_once(board::position_fen(&text), moves, limits)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn run_perft(args: &[String], chess960: bool) -> Result<ExitCode, Failure> {
-    let usage = || Failure::Usage("usage: sentinel perft <startpos|FEN> <depth>".to_string());
+    const USAGE: &str = "usage: sentinel perft <startpos|FEN> [moves ...] <depth>";
     let [position @ .., depth] = args else {
-        return Err(usage());
+        return Err(Failure::Usage(USAGE.to_string()));
     };
     if position.is_empty() {
-        return Err(usage());
+        return Err(Failure::Usage(USAGE.to_string()));
+    }
+    // A word after a number (`perft startpos 3 extra`) is one too many, not a bad depth.
+    if depth.parse::<i64>().is_err()
+        && let Some(number) = position.last().filter(|w| w.parse::<u32>().is_ok())
+    {
+        let extra = quote::excerpt(depth, quote::QUOTE_LIMIT);
+        return Err(Failure::Usage(format!("unexpected '{extra}' after the depth {number}; {USAGE}")));
     }
     let depth: u32 = depth.parse().ok().filter(|d| (1..=perft::MAX_DEPTH).contains(d)).ok_or_else(|| {
         let depth = quote::excerpt(depth, quote::QUOTE_LIMIT);

@@ -49,6 +49,12 @@ pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 
 /// The deepest line the search follows; iterative deepening stops short of it.
 pub const MAX_PLY: usize = 128;
+/// The deepest iteration: the most any depth limit (`go depth`, `bench`, `search --depth`)
+/// can ask for, deeper ones searching this deep.
+pub const MAX_DEPTH: i32 = MAX_PLY as i32 - 1;
+/// After this long the main thread reports each root move as it starts searching it
+/// (`currmove`): Stockfish's threshold, late enough that short searches stay quiet.
+const CURRMOVE_AFTER: Duration = Duration::from_secs(3);
 
 const INFINITY: i32 = 32001;
 /// Being mated now scores -MATE; mate in n plies scores MATE - n.
@@ -195,6 +201,9 @@ struct Worker<'a> {
     stopped: bool,
     /// Whether the clock had started when last checked (it has not while pondering).
     clock_running: bool,
+    /// Where reports go: the caller's reporter, lent for the length of `iterative_deepening`
+    /// so that the root move loop deep in `negamax` can report progress too.
+    reporter: Reporter,
 }
 
 impl<'a> Worker<'a> {
@@ -228,6 +237,7 @@ impl<'a> Worker<'a> {
             seldepth: 0,
             stopped: false,
             clock_running: true,
+            reporter: Box::new(|_| {}),
         }
     }
 
@@ -235,20 +245,35 @@ impl<'a> Worker<'a> {
     /// (one line per MultiPV line). Returns the best move and the expected reply. Only
     /// completed iterations count: an interrupted one has not looked at every move.
     fn iterative_deepening(&mut self, reporter: &mut Reporter) -> (Option<Move>, Option<Move>) {
-        self.root_moves = legal_moves(&self.board)
+        std::mem::swap(&mut self.reporter, reporter);
+        let result = self.deepen();
+        std::mem::swap(&mut self.reporter, reporter);
+        result
+    }
+
+    fn deepen(&mut self) -> (Option<Move>, Option<Move>) {
+        let legal = legal_moves(&self.board);
+        self.root_moves = legal
             .iter()
             .filter(|&mv| self.limits.searchmoves.is_empty() || self.limits.searchmoves.contains(&mv))
             .map(|mv| RootMove { mv, score: -INFINITY, previous_score: -INFINITY, pv: vec![mv], nodes: 0 })
             .collect();
         self.probe_root();
         let Some(first) = self.root_moves.first() else {
+            // A finished game is still scored, as Stockfish scores it (depth 0, mated or a
+            // draw), so that a GUI analysing the final position shows its result.
+            if legal.is_empty() {
+                let (score, wdl) = if self.board.in_check() { (-MATE, [0, 0, 1000]) } else { (DRAW, [0, 1000, 0]) };
+                let info = Info { wdl, ..self.info(0, 0, score, Bound::Exact, Vec::new()) };
+                (self.reporter)(Report::Info(info));
+            }
             return (None, None);
         };
         let forced = self.root_moves.len() == 1;
         let mut best = (first.mv, None);
         let reported = self.limits.multipv.clamp(1, self.root_moves.len());
         let mut lines = reported;
-        let mut max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 1).clamp(1, MAX_PLY as i32 - 1);
+        let mut max_depth = self.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         if let Some(level) = self.limits.strength.map(|s| s.level()) {
             lines = level.candidates.clamp(reported, self.root_moves.len());
             max_depth = max_depth.min(level.depth.max(1));
@@ -273,7 +298,7 @@ impl<'a> Worker<'a> {
                 // The first line's window centres on the last best score; the others on
                 // what their move scored last time.
                 let centre = if pv_index == 0 { score } else { self.root_moves[pv_index].previous_score };
-                let line_score = self.aspiration_search(depth, centre, reporter);
+                let line_score = self.aspiration_search(depth, centre);
                 // Stable, so that moves of equal score keep the order they were searched in.
                 self.root_moves[pv_index..].sort_by_key(|r| std::cmp::Reverse(r.score));
                 if pv_index == 0 {
@@ -294,7 +319,7 @@ impl<'a> Worker<'a> {
             for line in 0..if self.id == 0 { reported } else { 0 } {
                 let root_move = &self.root_moves[line];
                 let info = self.info(line, depth, root_move.score, Bound::Exact, root_move.pv.clone());
-                reporter(Report::Info(info));
+                (self.reporter)(Report::Info(info));
             }
             if self.limits.strength.is_some() {
                 self.choices = self.root_moves[..lines].to_vec();
@@ -328,7 +353,7 @@ impl<'a> Worker<'a> {
     /// more of the tree; when the score falls outside, the window widens on that side and the
     /// search repeats. Shallow depths, whose scores still jump about, use the full window, as
     /// does a MultiPV line without a previous score.
-    fn aspiration_search(&mut self, depth: i32, previous: i32, reporter: &mut Reporter) -> i32 {
+    fn aspiration_search(&mut self, depth: i32, previous: i32) -> i32 {
         let mut delta = self.params.aspiration_delta();
         let (mut alpha, mut beta) = if depth >= self.params.aspiration_min_depth() && previous > -INFINITY {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
@@ -352,7 +377,8 @@ impl<'a> Worker<'a> {
             };
             // A GUI showing a long search likes to see that the score is moving.
             if self.id == 0 && self.time.elapsed() > Duration::from_secs(2) && self.pv_index < self.limits.multipv {
-                reporter(Report::Info(self.info(self.pv_index, depth, score, bound, self.pv.line().to_vec())));
+                let info = self.info(self.pv_index, depth, score, bound, self.pv.line().to_vec());
+                (self.reporter)(Report::Info(info));
             }
             delta += delta / 2;
         }
@@ -409,7 +435,8 @@ impl<'a> Worker<'a> {
     /// seen the whole line (so that its principal variation is complete).
     fn found_requested_mate(&self, score: i32, depth: i32) -> bool {
         let plies = MATE - score;
-        self.limits.mate.is_some_and(|n| score > MATE_BOUND && plies < 2 * n && depth >= plies)
+        // Mate in n moves is 2n - 1 plies; counted in moves, so that no limit overflows.
+        self.limits.mate.is_some_and(|n| score > MATE_BOUND && (plies + 1) / 2 <= n && depth >= plies)
     }
 
     /// A mate that no deeper iteration can change: a mate in one, for either side (nothing is
@@ -649,6 +676,9 @@ impl<'a> Worker<'a> {
             }
         }
 
+        // The depth a root move's `currmove` report names: the iteration's, before the
+        // adjustments below.
+        let iteration_depth = depth;
         // A check is answered one ply deeper, so that the search never ends its line on a
         // position where the reply is forced and may be disastrous.
         if in_check {
@@ -684,6 +714,10 @@ impl<'a> Worker<'a> {
             legal_moves_seen += 1;
             if mv == excluded {
                 continue;
+            }
+            if root && self.id == 0 && self.time.elapsed() >= CURRMOVE_AFTER {
+                let number = legal_moves_seen + self.pv_index;
+                (self.reporter)(Report::CurrMove { depth: iteration_depth, mv, number });
             }
             let quiet = !mv.is_noisy();
             let history = if quiet {
@@ -1194,6 +1228,7 @@ mod tests {
         for report in rx.try_iter() {
             match report {
                 Report::Info(info) => infos.push(info),
+                Report::CurrMove { .. } => {}
                 Report::BestMove { best: mv, .. } => best = mv,
             }
         }

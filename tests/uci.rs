@@ -78,6 +78,7 @@ fn handshake_lists_identity_options_then_uciok() {
         "option name Use NNUE type check default true".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
         "option name UCI_ShowWDL type check default false".to_string(),
+        "option name UCI_AnalyseMode type check default false".to_string(),
         "option name UCI_LimitStrength type check default false".to_string(),
         "option name UCI_Elo type spin default 800 min 800 max ".to_string(),
         "option name Skill Level type spin default 20 min 0 max 20".to_string(),
@@ -201,7 +202,7 @@ fn errors_are_reported_and_the_engine_carries_on() {
     expect_error(&mut engine, "position sideways", "position");
     expect_error(&mut engine, "position startpos moves e2e4 e2e4", "e2e4");
     expect_error(&mut engine, "position startpos moves e2e4 zz99", "zz99");
-    expect_error(&mut engine, "flip the board", "unknown command");
+    expect_error(&mut engine, "turn the board", "unknown command");
     expect_error(&mut engine, "setoption name Contempt value 20", "unknown option");
     expect_error(&mut engine, "setoption name Hash value lots", "Hash");
     expect_error(&mut engine, "setoption name Hash value 0", "Hash");
@@ -350,31 +351,11 @@ fn syzygy_tables_judge_the_endgame() {
     expect_error(&mut engine, "setoption name SyzygyPath value /no/such/folder", "no Syzygy tables found");
 }
 
-/// A Polyglot book with one entry per position: the start position's key (from the format's
-/// specification) with 1.e4, and the key after 1.e4 with 1...e5. Polyglot moves are
-/// to-file | to-row << 3 | from-file << 6 | from-row << 9.
-fn write_book(name: &str) -> std::path::PathBuf {
-    let entries: [(u64, u16); 2] =
-        [(0x463b_9618_1691_fc9c, 4 | 3 << 3 | 4 << 6 | 1 << 9), (0x823c_9b50_fd11_4196, 4 | 4 << 3 | 4 << 6 | 6 << 9)];
-    let mut sorted = entries.to_vec();
-    sorted.sort();
-    let mut bytes = Vec::new();
-    for (key, mv) in sorted {
-        bytes.extend_from_slice(&key.to_be_bytes());
-        bytes.extend_from_slice(&mv.to_be_bytes());
-        bytes.extend_from_slice(&10u16.to_be_bytes());
-        bytes.extend_from_slice(&0u32.to_be_bytes());
-    }
-    let path = std::env::temp_dir().join(format!("sentinel-{}-{name}.bin", std::process::id()));
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
-
 /// With OwnBook on, a book position is answered from the book at once, without searching; out
 /// of the book the engine searches; a bad book file is reported and play goes on without it.
 #[test]
 fn own_book_plays_book_moves() {
-    let book = write_book("uci-book");
+    let book = common::write_book("uci-book");
     let mut engine = Engine::uci();
     engine.send(&format!("setoption name BookFile value {}", book.display()));
     let notice = engine.expect_prefix("info string");
@@ -383,7 +364,8 @@ fn own_book_plays_book_moves() {
     engine.send("position startpos");
     engine.send("go wtime 10000 btime 10000");
     let lines = engine.expect("bestmove", |l| l.starts_with("bestmove "));
-    engine.check(lines.len() == 1 && lines[0] == "bestmove e2e4", &format!("a book move at once: {lines:?}"));
+    let named = lines.len() == 2 && lines[0].starts_with("info string book move e2e4");
+    engine.check(named && lines[1] == "bestmove e2e4 ponder e7e5", &format!("a book move at once: {lines:?}"));
     engine.send("position startpos moves e2e4");
     engine.send("go wtime 10000 btime 10000");
     let reply = best_move(&mut engine);

@@ -1,7 +1,8 @@
 //! Is a square attacked? Answered from the attacker's piece lists: a table says whether a
 //! knight or king stands a step away and whether a slider shares a line with the square, so
 //! only lines that really join a slider to the square are walked. The same answers say whether
-//! a move gives check without playing it, which the search asks before it prunes a move.
+//! a move gives check without playing it, which the search asks before it prunes a move, and
+//! which pieces give check (for the `d` command).
 
 use super::types::{Color, Piece, PieceKind, Square, SquareMap, dir};
 use super::{Board, Castling, Move, flag};
@@ -130,10 +131,53 @@ impl Board {
     }
 }
 
+impl Board {
+    /// The squares of the pieces checking the side to move (for `d`): each piece of the other
+    /// side whose own move reaches the king with nothing in between.
+    pub fn checkers(&self) -> Vec<Square> {
+        let us = self.side_to_move();
+        let king = self.king_square(us);
+        let them = !us;
+        let reaches = |sq: Square, piece: Piece| {
+            let step = match piece.kind() {
+                PieceKind::Pawn => {
+                    let ahead = sq.offset(them.forward());
+                    return king == ahead.offset(dir::E) || king == ahead.offset(dir::W);
+                }
+                PieceKind::Knight => return is_knight_jump(sq, king),
+                PieceKind::King => return false,
+                PieceKind::Bishop => sq.diagonal_step(king),
+                PieceKind::Rook => sq.orthogonal_step(king),
+                PieceKind::Queen => sq.line_step(king),
+            };
+            step != 0 && path_is_clear(&self.squares, sq, king, step)
+        };
+        Square::all().filter(|&sq| self.squares[sq].is_color(them) && reaches(sq, self.squares[sq])).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::board::Board;
     use crate::movegen::legal_moves;
+
+    /// The checkers, each kind of piece, a double check, a blocked line, and none.
+    #[test]
+    fn checkers_are_the_pieces_that_reach_the_king() {
+        let checkers = |fen: &str| -> Vec<String> {
+            Board::from_fen(fen).unwrap().checkers().iter().map(|sq| sq.to_string()).collect()
+        };
+        assert_eq!(checkers("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1"), ["e2"]);
+        assert_eq!(checkers("4k3/8/8/8/8/3p4/8/4K3 w - - 0 1"), Vec::<String>::new());
+        assert_eq!(checkers("4k3/8/8/8/8/8/3p4/4K3 w - - 0 1"), ["d2"]);
+        assert_eq!(checkers("4k3/8/8/8/8/5n2/8/4K3 w - - 0 1"), ["f3"]);
+        assert_eq!(checkers("4k3/8/8/8/1b6/8/8/4K3 w - - 0 1"), ["b4"]);
+        assert_eq!(checkers("4k3/8/8/8/1b6/2P5/8/4K3 w - - 0 1"), Vec::<String>::new());
+        assert_eq!(checkers("4k3/8/8/8/1b6/8/8/r3K3 w - - 0 1"), ["a1", "b4"]);
+        assert_eq!(checkers("4k3/8/8/8/8/8/8/q3K3 w - - 0 1"), ["a1"]);
+        assert_eq!(checkers("4k3/8/8/8/8/8/8/4K2R b - - 0 1"), Vec::<String>::new());
+        assert_eq!(checkers("4k3/3P4/8/8/8/8/8/4K3 b - - 0 1"), ["d7"]);
+    }
 
     /// Saying whether a move checks without playing it agrees with playing it, for every move
     /// of every position of the perft suites (Chess960 castling, en passant and promotions

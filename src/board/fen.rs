@@ -48,7 +48,8 @@ impl Board {
         let fields: Vec<&str> = fen.split_whitespace().collect();
         if fields.len() < 4 {
             return error(format!(
-                "expected 6 fields (placement, side, castling, en passant, halfmove clock, fullmove number), found {}",
+                "expected 4 to 6 fields (placement, side, castling, en passant, and optionally halfmove clock \
+                 and fullmove number), found {}",
                 fields.len()
             ));
         }
@@ -251,10 +252,17 @@ pub fn placement(letter: impl Fn(Square) -> Option<char>) -> String {
 
 impl Board {
     /// The same position with the colours swapped and the ranks flipped, the side to move
-    /// too: a symmetric evaluation scores it as it scores this one. Tests build it from the
-    /// FEN's text, so that it needs no more of the board than a FEN does.
+    /// too: a symmetric evaluation scores it as it scores this one. Tests use it for that,
+    /// and the `flip` command sets it up.
     #[cfg(test)]
     pub fn mirrored(&self) -> Board {
+        // Chess960's reading takes standard castling fields too.
+        Board::parse_fen(&self.mirrored_fen(), true).expect("the mirror of a valid position is valid")
+    }
+
+    /// The FEN of `mirrored`, built from this position's FEN text, so that it needs no more
+    /// of the board than a FEN does (the move history is not mirrored).
+    pub fn mirrored_fen(&self) -> String {
         let swap_case = |text: &str| -> String {
             text.chars()
                 .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
@@ -276,9 +284,7 @@ impl Board {
                 c => c,
             })
             .collect();
-        let fen = format!("{} {side} {castling} {en_passant} {} {}", placement.join("/"), fields[4], fields[5]);
-        // Chess960's reading takes standard castling fields too.
-        Board::parse_fen(&fen, true).expect("the mirror of a valid position is valid")
+        format!("{} {side} {castling} {en_passant} {} {}", placement.join("/"), fields[4], fields[5])
     }
 }
 
@@ -410,7 +416,7 @@ mod tests {
     #[test]
     fn malformed_fens_are_rejected_with_a_reason() {
         let cases = [
-            ("", "expected 6 fields"),
+            ("", "expected 4 to 6 fields"),
             ("8/8/8/8/8/8/8/8 w", "found 2"),
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 extra", "unexpected text"),
             ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1", "'X' on rank 1"),

@@ -105,6 +105,9 @@ pub struct Settings {
     pub move_overhead: Duration,
     pub multipv: usize,
     pub chess960: bool,
+    /// The GUI is analysing (`UCI_AnalyseMode`): the engine plays no book moves, since the
+    /// GUI wants its own judgement of the position.
+    pub analyse_mode: bool,
     /// Whether info lines show win/draw/loss chances.
     pub show_wdl: bool,
     /// When the search probes the endgame tablebases.
@@ -136,6 +139,7 @@ impl Default for Settings {
             move_overhead: Duration::from_millis(int(OptionId::MoveOverhead.default()) as u64),
             multipv: int(OptionId::MultiPv.default()) as usize,
             chess960: flag(OptionId::UciChess960.default()),
+            analyse_mode: flag(OptionId::UciAnalyseMode.default()),
             show_wdl: flag(OptionId::UciShowWdl.default()),
             probe: ProbeSettings {
                 limit: int(OptionId::SyzygyProbeLimit.default()) as usize,
@@ -311,6 +315,16 @@ option_table! {
         shown: Shown::UciOnly,
         apply: |engine, value| {
             engine.settings.show_wdl = flag(value);
+            Ok(None)
+        },
+    }
+    // XBoard says `analyze` instead.
+    UciAnalyseMode {
+        name: "UCI_AnalyseMode",
+        kind: Kind::Check { default: false },
+        shown: Shown::UciOnly,
+        apply: |engine, value| {
+            engine.settings.analyse_mode = flag(value);
             Ok(None)
         },
     }

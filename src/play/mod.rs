@@ -485,7 +485,7 @@ impl Session {
                 Ok(Event::TooLong(start)) => say_too_long(&start),
                 Ok(Event::Search(from, report)) if from == id => match report {
                     Report::Info(info) if info.multipv == 1 => score = Some(info.score),
-                    Report::Info(_) => {}
+                    Report::Info(_) | Report::CurrMove { .. } => {}
                     Report::BestMove { best, .. } => return Some((best, score)),
                 },
                 Ok(Event::Search(..)) => {}

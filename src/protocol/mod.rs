@@ -1,6 +1,6 @@
 //! The communication layer: text from a GUI in, text back out. With no subcommand Sentinel
-//! reads stdin line by line and the first meaningful command (`uci` or `xboard`) picks the
-//! protocol. A reader thread puts each line on the same channel as the search's reports, so
+//! reads stdin line by line and the first meaningful command (`uci` or `xboard`, or any other
+//! UCI command, which means UCI) picks the protocol. A reader thread puts each line on the same channel as the search's reports, so
 //! the protocol answers `stop`, `isready`, `ping` and the clock commands while the search runs.
 //!
 //! stdout belongs to the protocol: every line is flushed as it is written. Diagnostics go to
@@ -231,7 +231,7 @@ pub fn serve_events(sender: Sender<Event>, events: &Receiver<Event>) {
         match event {
             Event::Line(line) => match line.split_whitespace().next() {
                 None => {}
-                Some("uci") => return uci::run(engine, events, &mut out),
+                Some(word) if uci::COMMANDS.contains(&word) => return uci::run(engine, events, &mut out, &line),
                 Some("xboard") => return xboard::run(engine, events, &mut out),
                 Some("quit") => return,
                 Some("bench") => {
@@ -253,11 +253,12 @@ pub fn serve_events(sender: Sender<Event>, events: &Receiver<Event>) {
     }
 }
 
-/// One search from the command line: UCI-style `info` lines, then `bestmove`.
-pub fn search_once(fen: &str, limits: Limits) -> Result<(), String> {
+/// One search from the command line, of `fen` after `moves`: UCI-style `info` lines, then
+/// `bestmove`.
+pub fn search_once(fen: &str, moves: Vec<String>, limits: Limits) -> Result<(), String> {
     let (sender, events) = mpsc::channel();
     let mut engine = Engine::new(report_sink(sender));
-    let position = EngineCommand::SetPosition { fen: Some(fen.to_string()), moves: Vec::new() };
+    let position = EngineCommand::SetPosition { fen: Some(fen.to_string()), moves };
     engine.execute(position).map_err(|e| e.to_string())?;
     let Ok(Outcome::Searching(id)) = engine.execute(EngineCommand::Go(limits)) else {
         return Err("the search did not start".to_string());
@@ -269,6 +270,7 @@ pub fn search_once(fen: &str, limits: Limits) -> Result<(), String> {
         {
             match report {
                 Report::Info(info) => out.send(uci::info_line(&engine, &info)),
+                Report::CurrMove { depth, mv, number } => out.send(uci::currmove_line(&engine, depth, mv, number)),
                 Report::BestMove { best, ponder } => {
                     out.send(uci::best_move_line(&engine, best, ponder));
                     break;
@@ -284,11 +286,13 @@ pub fn search_once(fen: &str, limits: Limits) -> Result<(), String> {
 pub fn bench(args: &str) -> Result<(), String> {
     let depth = match args.trim() {
         "" => Engine::BENCH_DEPTH,
-        text => text
-            .parse()
-            .ok()
-            .filter(|d| (1..=64).contains(d))
-            .ok_or_else(|| format!("bench depth must be a whole number from 1 to 64, got '{text}'"))?,
+        text => text.parse().ok().filter(|d| (1..=Engine::MAX_DEPTH).contains(d)).ok_or_else(|| {
+            format!(
+                "bench depth must be a whole number from 1 to {}, got '{}'",
+                Engine::MAX_DEPTH,
+                excerpt(text, QUOTE_LIMIT)
+            )
+        })?,
     };
     // A failed write means stdout is closed; the protocol's next line will find that out.
     let _ = Engine::bench(depth);

@@ -29,11 +29,31 @@ struct Uci<'a> {
     bad_position: Option<String>,
 }
 
-/// Runs the protocol; the `uci` line that chose it has been read and is answered first.
-pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output) {
+/// The commands that choose UCI when they come before `uci`: a tool that probes with
+/// `isready`, or sends a position at once, means UCI (Stockfish reads everything as UCI).
+pub const COMMANDS: [&str; 13] = [
+    "isready",
+    "setoption",
+    "ucinewgame",
+    "position",
+    "go",
+    "stop",
+    "ponderhit",
+    "debug",
+    "register",
+    "d",
+    "eval",
+    "flip",
+    "uci",
+];
+
+/// Runs the protocol from `first`, the line that chose it: `uci`, answered with the engine's
+/// identity, or another UCI command, answered as it would be after `uci`.
+pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output, first: &str) {
     let mut uci = Uci { engine, out, pending: Vec::new(), bad_position: None };
-    uci.identify();
-    super::serve(&mut uci, events);
+    if uci.command(first) {
+        super::serve(&mut uci, events);
+    }
 }
 
 impl Uci<'_> {
@@ -152,6 +172,22 @@ impl Uci<'_> {
         for message in errors {
             self.error(message);
         }
+        // The book answers a request for a move to play: under a clock or a time per move (or
+        // none), not when analysing, pondering, or searching to a depth, a node count or a
+        // mate the GUI asked for. Nor while an earlier search still owes its bestmove (a GUI
+        // that sent `go` twice): that one must come first, and comes through the search.
+        let to_play = self.pending.is_empty()
+            && !limits.infinite
+            && !limits.ponder
+            && limits.searchmoves.is_empty()
+            && limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.mate.is_none();
+        if to_play && let Some(book) = self.engine.book_move() {
+            let text = self.engine.move_text(book.mv);
+            self.out.send(format!("info string book move {text} (weight {:.0}%)", book.share * 100.0));
+            return self.out.send(best_move_line(&self.engine, Some(book.mv), book.ponder));
+        }
         let hold = limits.infinite || limits.ponder;
         if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
             self.pending.push(Pending { id, hold, held: None });
@@ -161,11 +197,13 @@ impl Uci<'_> {
 
 impl Uci<'_> {
     /// `go perft N`: the leaf count below each root move, then the total, as Stockfish prints
-    /// them; it runs in place of a search and answers no `bestmove`.
+    /// them; it runs in place of a search and answers no `bestmove`. It runs on the protocol's
+    /// thread, as in Stockfish, so a deep one holds up the commands after it; its depth limit
+    /// is the command line's (`Engine::MAX_PERFT_DEPTH`), which a user can see in both.
     fn perft(&mut self, depth: &str) {
-        let Some(depth) = depth.parse::<u32>().ok().filter(|d| (1..=MAX_PERFT_DEPTH).contains(d)) else {
-            let message =
-                format!("go perft needs a depth from 1 to {MAX_PERFT_DEPTH}, got '{}'", excerpt(depth, QUOTE_LIMIT));
+        let Some(depth) = depth.parse::<u32>().ok().filter(|d| (1..=Engine::MAX_PERFT_DEPTH).contains(d)) else {
+            let most = Engine::MAX_PERFT_DEPTH;
+            let message = format!("go perft needs a depth from 1 to {most}, got '{}'", excerpt(depth, QUOTE_LIMIT));
             return self.error(message);
         };
         let mut total = 0;
@@ -177,10 +215,6 @@ impl Uci<'_> {
         self.out.send(format!("Nodes searched: {total}"));
     }
 }
-
-/// The deepest `go perft`: it runs on the protocol's thread, and depth 7 of a middlegame
-/// already takes minutes.
-const MAX_PERFT_DEPTH: u32 = 8;
 
 impl Protocol for Uci<'_> {
     fn command(&mut self, line: &str) -> bool {
@@ -214,6 +248,21 @@ impl Protocol for Uci<'_> {
             "ponderhit" => {
                 self.execute(EngineCommand::PonderHit);
                 self.release_all();
+            }
+            // Stockfish's commands for a person at the console.
+            "d" => {
+                for line in self.engine.describe() {
+                    self.out.send(line);
+                }
+            }
+            "eval" => {
+                for line in self.engine.evaluations() {
+                    self.out.send(line);
+                }
+            }
+            "flip" => {
+                self.release_all();
+                self.execute(EngineCommand::Flip);
             }
             "bench" => {
                 self.execute(EngineCommand::Stop);
@@ -251,6 +300,7 @@ impl Protocol for Uci<'_> {
         };
         match report {
             Report::Info(info) => self.out.send(info_line(&self.engine, &info)),
+            Report::CurrMove { depth, mv, number } => self.out.send(currmove_line(&self.engine, depth, mv, number)),
             Report::BestMove { best, ponder } => {
                 let line = best_move_line(&self.engine, best, ponder);
                 if self.pending[index].hold {
@@ -345,7 +395,17 @@ fn parse_go(args: &str, engine: &Engine) -> (Limits, Vec<String>) {
         Color::White => 0,
         Color::Black => 1,
     };
-    if let Some(remaining) = time[us] {
+    // Any clock field makes this a timed search. Without the side to move's time (a GUI that
+    // sent only the other side's clock, or only increments) its clock counts as empty, as
+    // Stockfish counts it: a move at once rather than a search that waits for a `stop` the
+    // GUI will never send.
+    let timed = time.iter().chain(&inc).any(Option::is_some) || moves_to_go.is_some();
+    if timed {
+        let remaining = time[us].unwrap_or_else(|| {
+            let name = if us == 0 { "wtime" } else { "btime" };
+            errors.push(format!("go: no {name} for the side to move, moving at once as if its clock were empty"));
+            Duration::ZERO
+        });
         limits.clock = Some(Clock { remaining, increment: inc[us].unwrap_or_default(), moves_to_go });
     }
     let unlimited = limits.depth.is_none()
@@ -403,6 +463,11 @@ pub fn info_line(engine: &Engine, info: &Info) -> String {
         }
     }
     line
+}
+
+/// `info depth D currmove M currmovenumber N`, as Stockfish sends it on long searches.
+pub fn currmove_line(engine: &Engine, depth: i32, mv: Move, number: usize) -> String {
+    format!("info depth {depth} currmove {} currmovenumber {number}", engine.move_text(mv))
 }
 
 /// `bestmove e2e4 [ponder e7e5]`, or `bestmove 0000` when there is no legal move.

@@ -159,8 +159,9 @@ impl<'a> XBoard<'a> {
         // sigterm is left at its default: a GUI may end us with SIGTERM, which is fine, and some
         // (python-chess) reject `sigterm=0` with a warning.
         self.out.send(format!(
-            "feature myname=\"{name}\" ping=1 setboard=1 usermove=1 time=1 sigint=0 reuse=1 analyze=1 \
-             colors=0 name=1 memory=1 smp=1 exclude=1 nps=1 egt=\"syzygy\" variants=\"normal,fischerandom\" done=0"
+            "feature myname=\"{name}\" ping=1 setboard=1 playother=1 usermove=1 time=1 sigint=0 reuse=1 \
+             analyze=1 colors=0 name=1 memory=1 smp=1 exclude=1 nps=1 egt=\"syzygy\" \
+             variants=\"normal,fischerandom\" done=0"
         ));
         for spec in Engine::options().iter().filter(|spec| spec.shown == Shown::Everywhere) {
             let kind = match spec.kind {
@@ -172,6 +173,20 @@ impl<'a> XBoard<'a> {
             self.out.send(format!("feature option=\"{} {kind}\"", spec.name));
         }
         self.out.send("feature done=1");
+    }
+
+    /// `memory N` and `cores N`: the GUI's setting for every engine, which may lie beyond what
+    /// this one's option allows; it is applied as near as the range allows, with a comment
+    /// saying so (CECP has no way to refuse these commands).
+    fn set_clamped(&mut self, option: OptionId, command: &str, args: &str, line: &str) {
+        let Some(asked) = parse_whole(args) else {
+            return self.error(&format!("{command} needs a whole number"), line);
+        };
+        let (value, notice) = clamp_to_spin(option, command, asked);
+        if let Some(notice) = notice {
+            self.out.send(notice);
+        }
+        self.set_option(option, Some(value.to_string()), line);
     }
 
     /// `option NAME=VALUE`, or `option NAME` for a button.
@@ -260,10 +275,17 @@ impl<'a> XBoard<'a> {
         true
     }
 
-    /// Starts thinking on our move, or claims the result if there is nothing to think about.
+    /// Starts thinking on our move (or plays from the book), or claims the result if there is
+    /// nothing to think about.
     fn think(&mut self) {
         if self.claim_result() {
             return;
+        }
+        // `sd` and `st` are the game's time control here, not a request to search: the book
+        // is played under them as under a clock.
+        if let Some(book) = self.engine.book_move() {
+            self.last_info = None;
+            return self.play_own_move(Some(book.mv), book.ponder);
         }
         let limits = self.move_limits(self.move_started.elapsed());
         self.last_info = None;
@@ -294,7 +316,13 @@ impl<'a> XBoard<'a> {
     fn move_limits(&self, spent: Duration) -> Limits {
         let mut limits = Limits { depth: self.game.max_depth, ..Limits::default() };
         match (self.time_control, self.game.nps) {
-            (TimeControl::PerMove(time), None) => limits.movetime = Some(time.saturating_sub(spent)),
+            // `st` is a clock that starts afresh each move, and the GUI flags us when it runs
+            // out (CECP v2, "st TIME"), so the overhead is set aside from it as from any clock,
+            // unlike UCI's `go movetime`, which is spent in full.
+            (TimeControl::PerMove(time), None) => {
+                let overhead = self.engine.settings().move_overhead;
+                limits.movetime = Some(time.saturating_sub(spent + overhead).max(Duration::from_millis(1)));
+            }
             (TimeControl::PerMove(time), Some(nps)) => limits.nodes = Some(nodes_for(time, nps)),
             (TimeControl::Level { moves, base, increment }, nps) => {
                 let plies = self.engine.board().moves_played().saturating_sub(self.game.level_ply);
@@ -322,12 +350,20 @@ impl<'a> XBoard<'a> {
         }
     }
 
-    /// Accepts a draw offer when the position is dead drawn by our own searches: the last
-    /// few of our moves all scored within a few centipawns of zero.
+    /// Accepts a draw offer (CECP: by offering one back) when the position is dead drawn:
+    /// by the rules, the tablebases or the material (see `Engine::dead_draw`), unless our own
+    /// last search saw a win all the same; or by our own searches, the last few of our moves
+    /// all scored within a few centipawns of zero. Otherwise the offer is ignored, which
+    /// declines it.
     fn draw_offered(&mut self) {
         const MOVES: usize = 4;
+        /// A score, ours, that says the position is won after all (a tactic the material
+        /// rule cannot see): a pawn.
+        const WINNING: i32 = 100;
         let recent = &self.game.our_scores[self.game.our_scores.len().saturating_sub(MOVES)..];
-        if recent.len() == MOVES && recent.iter().all(|s| s.abs() <= 10) {
+        let by_score = recent.len() == MOVES && recent.iter().all(|s| s.abs() <= 10);
+        let by_position = self.engine.dead_draw() && recent.last().is_none_or(|&s| s < WINNING);
+        if by_score || by_position {
             self.out.send("offer draw");
         }
     }
@@ -584,8 +620,8 @@ impl Protocol for XBoard<'_> {
                 }
             }
             "." => self.analysis_status(),
-            "memory" => self.set_option(OptionId::Hash, Some(args.to_string()), line),
-            "cores" => self.set_option(OptionId::Threads, Some(args.to_string()), line),
+            "memory" => self.set_clamped(OptionId::Hash, command, args, line),
+            "cores" => self.set_clamped(OptionId::Threads, command, args, line),
             "option" => self.option(args, line),
             "bk" => self.book_moves(),
             "egtpath" => match args.split_once(char::is_whitespace) {
@@ -632,6 +668,8 @@ impl Protocol for XBoard<'_> {
                     self.last_info = Some(info);
                 }
             }
+            // XBoard has no such line; `.` (`stat01`) asks for progress in analysis instead.
+            Report::CurrMove { .. } => {}
             Report::BestMove { best, ponder } => {
                 // The expected reply: the search's, or the second move of the last PV.
                 let ponder = ponder.or_else(|| {
@@ -661,9 +699,10 @@ impl Protocol for XBoard<'_> {
 /// moves, negative when mated), time in centiseconds; the optional fields before the tab are
 /// protocol version 2's extension, which XBoard reads and older GUIs show with the line.
 fn thinking_line(info: &Info, move_text: impl Fn(Move) -> String) -> String {
+    // Mate in 0 is the side to move mated: a final position being analysed.
     let score = match info.score {
         Score::Centipawns(cp) => cp,
-        Score::Mate(moves) if moves >= 0 => 100_000 + moves,
+        Score::Mate(moves) if moves > 0 => 100_000 + moves,
         Score::Mate(moves) => -100_000 + moves,
     };
     let mut line = format!(
@@ -678,6 +717,18 @@ fn thinking_line(info: &Info, move_text: impl Fn(Move) -> String) -> String {
     let pv: Vec<String> = info.pv.iter().map(|&mv| move_text(mv)).collect();
     line.push_str(&pv.join(" "));
     line
+}
+
+/// `asked` brought within the range of the spin `option`, with a comment line for the GUI's
+/// log when it had to be (`command` is what asked).
+fn clamp_to_spin(option: OptionId, command: &str, asked: i64) -> (i64, Option<String>) {
+    let Kind::Spin { min, max, .. } = option.spec().kind else {
+        return (asked, None);
+    };
+    let value = asked.clamp(min, max);
+    let name = option.spec().name;
+    let notice = format!("# {command} {asked} is outside {name}'s range {min} to {max}: using {value}");
+    (value, (value != asked).then_some(notice))
 }
 
 /// Moves left until the next time control for the side to move, with `session` moves per
@@ -831,7 +882,20 @@ mod tests {
         let remaining = xboard.move_limits(spent).clock.map(|clock| clock.remaining);
         assert_eq!(remaining, Some(Duration::from_millis(59_750)));
         xboard.command("st 2");
-        assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(1750)));
+        assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(1740)));
+    }
+
+    /// `memory` and `cores` beyond the options' ranges are brought within them, and said so.
+    #[test]
+    fn memory_and_cores_are_clamped() {
+        let max_hash = OptionId::Hash.spec().kind;
+        let Kind::Spin { max, .. } = max_hash else { panic!("Hash is a spin") };
+        let (value, notice) = clamp_to_spin(OptionId::Hash, "memory", 100_000);
+        assert_eq!(value, max);
+        assert_eq!(notice, Some(format!("# memory 100000 is outside Hash's range 1 to {max}: using {max}")));
+        assert_eq!(clamp_to_spin(OptionId::Threads, "cores", 300).0, 256);
+        assert_eq!(clamp_to_spin(OptionId::Threads, "cores", -1).0, 1);
+        assert_eq!(clamp_to_spin(OptionId::Threads, "cores", 2), (2, None));
     }
 
     #[test]

@@ -110,6 +110,13 @@ impl Info {
 #[derive(Clone, Debug)]
 pub enum Report {
     Info(Info),
+    /// The main thread starts searching root move `mv`, the `number`th (from 1) of the
+    /// iteration at `depth`: sent only on long searches, for GUIs that show progress.
+    CurrMove {
+        depth: i32,
+        mv: Move,
+        number: usize,
+    },
     /// The search has finished. `best` is `None` only when the side to move has no legal move.
     BestMove {
         best: Option<Move>,

@@ -714,7 +714,7 @@ mod tests {
         searcher.wait();
         let best = receiver.try_iter().find_map(|report| match report {
             Report::BestMove { best, .. } => Some(best),
-            Report::Info(_) => None,
+            Report::Info(_) | Report::CurrMove { .. } => None,
         });
         (stopped.elapsed(), best.expect("one BestMove"))
     }
@@ -757,7 +757,7 @@ mod tests {
             searcher.start(Board::from_fen(START_FEN).unwrap(), limits, Box::new(move |r| sender.send(r).unwrap()));
             let best = receiver.iter().find_map(|report| match report {
                 Report::BestMove { best, .. } => Some(best),
-                Report::Info(_) => None,
+                Report::Info(_) | Report::CurrMove { .. } => None,
             });
             let took = start.elapsed();
             assert!(best.flatten().is_some());

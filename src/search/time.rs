@@ -28,9 +28,10 @@ impl TimeManager {
             return manager(None, None);
         }
         if let Some(movetime) = limits.movetime {
-            // The GUI asked for this much thinking: use all of it.
-            let budget = movetime.min(Limits::MAX_TIME).saturating_sub(overhead).max(Duration::from_millis(1));
-            return manager(None, Some(budget));
+            // The user asked for this much thinking: use all of it. The overhead is set aside
+            // from clocks, which the engine must not overstep; a fixed time per move is not
+            // one (Stockfish too spends `go movetime` in full).
+            return manager(None, Some(movetime.min(Limits::MAX_TIME).max(Duration::from_millis(1))));
         }
         let Some(clock) = limits.clock else {
             return manager(None, None);
@@ -167,9 +168,9 @@ mod tests {
     }
 
     #[test]
-    fn movetime_is_spent_minus_overhead() {
+    fn movetime_is_spent_in_full() {
         let limits = Limits { movetime: Some(Duration::from_millis(300)), ..Limits::default() };
-        let tm = TimeManager::new(&limits, Duration::from_millis(10), moves_left());
-        assert_eq!(tm.maximum, Some(Duration::from_millis(290)));
+        let tm = TimeManager::new(&limits, Duration::from_millis(200), moves_left());
+        assert_eq!(tm.maximum, Some(Duration::from_millis(300)));
     }
 }

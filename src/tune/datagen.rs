@@ -216,6 +216,7 @@ fn search(searcher: &mut Searcher, board: &Board, soft: u64, hard: u64) -> (Opti
     for report in receiver.try_iter() {
         match report {
             Report::Info(info) => score = Some(info.score),
+            Report::CurrMove { .. } => {}
             Report::BestMove { best: mv, .. } => best = mv,
         }
     }

@@ -247,3 +247,23 @@ pub fn run_with_input(args: &[&str], input: &str) -> (Option<i32>, String, Strin
     };
     (status.code(), stdout.join().unwrap(), stderr.join().unwrap())
 }
+
+/// A Polyglot book with one entry per position: the start position's key (from the format's
+/// specification) with 1.e4, and the key after 1.e4 with 1...e5. Polyglot moves are
+/// to-file | to-row << 3 | from-file << 6 | from-row << 9.
+pub fn write_book(name: &str) -> std::path::PathBuf {
+    let entries: [(u64, u16); 2] =
+        [(0x463b_9618_1691_fc9c, 4 | 3 << 3 | 4 << 6 | 1 << 9), (0x823c_9b50_fd11_4196, 4 | 4 << 3 | 4 << 6 | 6 << 9)];
+    let mut sorted = entries.to_vec();
+    sorted.sort();
+    let mut bytes = Vec::new();
+    for (key, mv) in sorted {
+        bytes.extend_from_slice(&key.to_be_bytes());
+        bytes.extend_from_slice(&mv.to_be_bytes());
+        bytes.extend_from_slice(&10u16.to_be_bytes());
+        bytes.extend_from_slice(&0u32.to_be_bytes());
+    }
+    let path = std::env::temp_dir().join(format!("sentinel-{}-{name}.bin", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
