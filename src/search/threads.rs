@@ -203,6 +203,10 @@ impl Searcher {
         self.states.resize_with(self.threads, || ThreadState::new(&self.evaluation));
     }
 
+    pub fn evaluation(&self) -> &Evaluation {
+        &self.evaluation
+    }
+
     /// Evaluates with `evaluation` from now on. The table's saved evaluations belong to the
     /// old evaluation, so it is cleared.
     pub fn set_evaluation(&mut self, evaluation: Evaluation) {
