@@ -88,7 +88,8 @@ for level in "$@"; do
     grep '^Games: ' "$log" | tail -n 1 | tr -d ',' | awk -v label="$label" -v theirs="$theirs" -v tc="$tc" -v faults="$faults" -v logfile="$log" '
         function elo(s) {
             s = s < 1e-6 ? 1e-6 : (s > 1 - 1e-6 ? 1 - 1e-6 : s)
-            return -400 * log(1 / s - 1) / log(10)
+            # Plus zero: an even score is 0, not -0.
+            return -400 * log(1 / s - 1) / log(10) + 0
         }
         {
             n = $2; w = $4; l = $6; d = $8
