@@ -15,9 +15,9 @@ const NETWORK_MAGIC: &[u8; 8] = include!("src/eval/nnue/magic.rs");
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
-    println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-env-changed={EVALFILE}");
-    println!("cargo:rustc-env=SENTINEL_VERSION={}", version(&manifest));
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-env-changed={EVALFILE}");
+    println!("cargo::rustc-env=SENTINEL_VERSION={}", version(&manifest));
     let network = match std::env::var_os(EVALFILE).filter(|path| !path.is_empty()) {
         Some(path) => manifest.join(path),
         None => manifest.join(DEFAULT_NETWORK),
@@ -25,11 +25,11 @@ fn main() {
     if let Err(message) = check_network(&network) {
         // A build that would embed a file the engine cannot read stops here, with the reason,
         // rather than producing a binary that fails at its first evaluation.
-        println!("cargo:error={message}");
+        println!("cargo::error={message}");
         return;
     }
     // include_bytes! makes the file a dependency of the crate: a changed network rebuilds.
-    println!("cargo:rustc-env=SENTINEL_NETWORK={}", network.display());
+    println!("cargo::rustc-env=SENTINEL_NETWORK={}", network.display());
 }
 
 /// Cargo.toml's version, followed by the short commit when this is a git checkout and git
@@ -48,13 +48,13 @@ fn version(manifest: &Path) -> String {
     // packed-refs (where a branch's commit can live too). Paths may be relative to the manifest.
     for file in ["HEAD", "packed-refs"] {
         if let Some(path) = git(&["rev-parse", "--git-path", file]) {
-            println!("cargo:rerun-if-changed={}", manifest.join(path).display());
+            println!("cargo::rerun-if-changed={}", manifest.join(path).display());
         }
     }
     if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"])
         && let Some(path) = git(&["rev-parse", "--git-path", &branch])
     {
-        println!("cargo:rerun-if-changed={}", manifest.join(path).display());
+        println!("cargo::rerun-if-changed={}", manifest.join(path).display());
     }
     format!("{version} ({commit})")
 }
