@@ -2,9 +2,9 @@
 # Usage: benches/calibrate-levels.sh [-g GAMES] [-t TC] [-c CONCURRENCY] [-o DIR] SENTINEL LEVEL...
 #
 # Measures what Sentinel's strength levels are worth on Stockfish 15.1's `UCI_Elo` scale (the
-# one the README's calibration table uses): each LEVEL is a match with ../shared/tools/match.py
-# between Sentinel and Stockfish, one thread each, from ../shared/data/openings.fen with both
-# colours, and gives one Markdown table row.
+# one the README's calibration table uses): each LEVEL is a match played by fastchess between
+# Sentinel and Stockfish, one thread each, from tools/openings.epd with both colours of each
+# opening, and gives one Markdown table row.
 #
 # LEVEL is
 #   X        Sentinel at UCI_Elo X against Stockfish at UCI_Elo X (the calibration itself);
@@ -12,10 +12,14 @@
 #            1350..2850, so levels outside it are measured against its nearest one);
 #   full:Y   Sentinel at full strength against Stockfish at UCI_Elo Y.
 # The row gives the games, the score with its 95% interval in Elo, and the performance on
-# Stockfish's scale: Y plus the Elo difference the score stands for.
+# Stockfish's scale: Y plus the Elo difference the score stands for. Games that ended by a
+# time loss, an illegal move or a crash (a PGN termination other than normal or adjudication)
+# are counted as faults.
 #
-# Defaults: 60 games, 10+0.1, concurrency 1 (two single-threaded engines fill two cores),
-# logs and PGNs in /tmp/levels. STOCKFISH, MATCH and OPENINGS override the paths.
+# Defaults: 60 games (an odd number plays one more, for whole pairs), 10+0.1, concurrency 1
+# (two single-threaded engines fill two cores), logs and PGNs in /tmp/levels. STOCKFISH,
+# FASTCHESS (default: on PATH, or where tools/build-fastchess.sh puts it) and OPENINGS
+# override the paths.
 #
 #   benches/calibrate-levels.sh target/release/sentinel 1400 1800 2200 full:2850
 set -eu
@@ -41,9 +45,18 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 sentinel=$1
 shift
 stockfish=${STOCKFISH:-/usr/games/stockfish}
-match=${MATCH:-$here/../shared/tools/match.py}
-openings=${OPENINGS:-$here/../shared/data/openings.fen}
+data=${SENTINEL_DATA:-$HOME/sentinel-data}
+fastchess=${FASTCHESS:-$(command -v fastchess || echo "$data/tools/fastchess/fastchess")}
+openings=$(realpath "${OPENINGS:-$here/tools/openings.epd}")
+sentinel=$(realpath "$sentinel")
+for program in "$fastchess" "$stockfish"; do
+    if [ ! -x "$program" ]; then
+        echo "calibrate-levels.sh: no program at $program (tools/build-fastchess.sh builds fastchess; FASTCHESS and STOCKFISH name others)" >&2
+        exit 1
+    fi
+done
 mkdir -p "$out"
+out=$(realpath "$out")
 
 echo "| Sentinel | Stockfish UCI_Elo | time control | games | Sentinel +win =draw -loss | score | Elo difference (95%) | performance |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -51,26 +64,42 @@ for level in "$@"; do
     ours=${level%%:*}
     theirs=${level#*:}
     if [ "$ours" = full ]; then
-        ours_spec=""
+        ours_options=""
         label="full strength"
     else
-        ours_spec=",option.UCI_LimitStrength=true,option.UCI_Elo=$ours"
+        ours_options="option.UCI_LimitStrength=true option.UCI_Elo=$ours"
         label="UCI_Elo $ours"
     fi
     log=$out/calibrate-$ours-vs-$theirs-$tc-$games.log
-    python3 "$match" \
-        --engine "cmd=$sentinel,name=sentinel-$ours$ours_spec" \
-        --engine "cmd=$stockfish,name=stockfish-$theirs,option.Threads=1,option.UCI_LimitStrength=true,option.UCI_Elo=$theirs" \
-        --games "$games" --tc "$tc" --openings "$openings" --concurrency "$concurrency" \
-        --pgn "${log%.log}.pgn" >"$log" 2>&1
-    tail -n 1 "$log" | awk -v label="$label" -v theirs="$theirs" -v tc="$tc" '
-        /^RESULT/ {
-            for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-            faults = v["faults"] > 0 ? sprintf(" (%d faults)", v["faults"]) : ""
+    pgn=${log%.log}.pgn
+    rm -f "$pgn"
+    # fastchess writes its config.json where it runs: keep it with the logs.
+    # shellcheck disable=SC2086 # the options are words by design
+    (cd "$out" && "$fastchess" \
+        -engine cmd="$sentinel" name="sentinel-$ours" $ours_options \
+        -engine cmd="$stockfish" name="stockfish-$theirs" option.UCI_LimitStrength=true option.UCI_Elo="$theirs" \
+        -each tc="$tc" option.Threads=1 option.Hash=16 \
+        -openings file="$openings" format=epd order=random \
+        -rounds $(((games + 1) / 2)) -repeat -concurrency "$concurrency" -recover \
+        -pgnout file="$pgn") >"$log" 2>&1 || true
+    # Faults: games that ended otherwise than by the rules or adjudication.
+    faults=$(grep -h '^\[Termination ' "$pgn" 2>/dev/null | grep -cv '"normal"\|"adjudication"' || true)
+    # Sentinel is the first engine: fastchess's last `Games:` line counts its wins and losses.
+    grep '^Games: ' "$log" | tail -n 1 | tr -d ',' | awk -v label="$label" -v theirs="$theirs" -v tc="$tc" -v faults="$faults" -v logfile="$log" '
+        function elo(s) {
+            s = s < 1e-6 ? 1e-6 : (s > 1 - 1e-6 ? 1 - 1e-6 : s)
+            # Plus zero: an even score is 0, not -0.
+            return -400 * log(1 / s - 1) / log(10) + 0
+        }
+        {
+            n = $2; w = $4; l = $6; d = $8
+            s = (w + 0.5 * d) / n
+            se = sqrt((w * (1 - s) ^ 2 + d * (0.5 - s) ^ 2 + l * s ^ 2) / n / n)
+            note = faults > 0 ? sprintf(" (%d faults)", faults) : ""
             printf "| %s | %s | %s | %d | +%d =%d -%d%s | %.1f%% | %+.0f (%+.0f .. %+.0f) | %.0f |\n",
-                label, theirs, tc, v["games"], v["wins"], v["draws"], v["losses"], faults,
-                100 * v["score"], v["elo"], v["elo_lo"], v["elo_hi"], theirs + v["elo"]
+                label, theirs, tc, n, w, d, l, note, 100 * s, elo(s), elo(s - 1.96 * se), elo(s + 1.96 * se),
+                theirs + elo(s)
             found = 1
         }
-        END { if (!found) { print "| " label " | " theirs " | match failed, see the log |"; exit 1 } }'
+        END { if (!found) { print "| " label " | " theirs " | match failed, see " logfile " |"; exit 1 } }'
 done

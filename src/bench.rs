@@ -4,6 +4,7 @@
 //! on every run and machine.
 
 use crate::board::Board;
+use crate::eval::Evaluation;
 use crate::search::{Limits, Report, Searcher};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -47,12 +48,14 @@ pub const POSITIONS: [&str; 32] = [
     "5k2/8/8/8/8/8/8/4K1Q1 w - - 0 1",
 ];
 
-/// Searches every position to `depth`, printing a line for each and the total last, in the
-/// `<nodes> nodes <nps> nps` form OpenBench reads. Fails only when stdout cannot be written.
-pub fn run(depth: i32) -> std::io::Result<()> {
+/// Searches every position to `depth` with `evaluation`, printing a line for each and the total
+/// last, in the `<nodes> nodes <nps> nps` form OpenBench reads. Fails only when stdout cannot
+/// be written.
+pub fn run(depth: i32, evaluation: Evaluation) -> std::io::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let mut searcher = Searcher::new(HASH_MB);
+    searcher.set_evaluation(evaluation);
     let mut total_nodes = 0;
     let mut searching = Duration::ZERO;
     for (i, fen) in POSITIONS.iter().enumerate() {

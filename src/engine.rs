@@ -219,9 +219,16 @@ impl Engine {
     /// The deepest perft, on the command line and with `go perft` alike.
     pub const MAX_PERFT_DEPTH: u32 = crate::perft::MAX_DEPTH;
 
-    /// The fixed-depth benchmark (`bench`), which prints its own lines.
-    pub fn bench(depth: i32) -> std::io::Result<()> {
-        crate::bench::run(depth)
+    /// The fixed-depth benchmark (`bench`) with this engine's evaluation, which prints its own
+    /// lines.
+    pub fn bench(&self, depth: i32) -> std::io::Result<()> {
+        crate::bench::run(depth, self.evaluation())
+    }
+
+    /// What the engine evaluates with: the built-in network, `EvalFile`'s, or the hand-crafted
+    /// evaluation.
+    pub fn evaluation(&self) -> Evaluation {
+        self.searcher.evaluation().clone()
     }
 
     /// The option table, for the protocols to list.

@@ -9,6 +9,7 @@ mod eval;
 mod fuzz;
 mod movegen;
 mod notation;
+mod openings;
 mod perft;
 mod play;
 mod protocol;
@@ -26,7 +27,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
-#[command(name = "sentinel", version, about = "A chess engine speaking UCI and XBoard")]
+#[command(name = "sentinel", version = VERSION, about = "A chess engine speaking UCI and XBoard")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -105,14 +106,50 @@ enum Command {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=engine::options::MAX_SPIN))]
         seed: Option<u32>,
     },
+    /// Make balanced opening positions: random plies from the start position (or from the lines
+    /// of a book), each kept when a verification search scores it within a window and it is
+    /// new. One FEN a line; the same seed gives the same positions on any number of threads.
+    Openings {
+        /// How many positions.
+        #[arg(long, default_value_t = 1000)]
+        count: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Start from random lines of this file (FEN or EPD lines) instead of the start position.
+        #[arg(long, value_name = "FILE")]
+        book: Option<String>,
+        /// Random plies (default 8 from the start position, 2 from a book).
+        #[arg(long, value_name = "N")]
+        plies: Option<u32>,
+        /// The verification search's nodes (default 20000).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: Option<u64>,
+        /// The largest score a position may have, in centipawns for either side (default 60).
+        #[arg(long, value_name = "CP", value_parser = clap::value_parser!(i32).range(0..))]
+        window: Option<i32>,
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
+        /// Write here instead of stdout, with progress on stderr.
+        #[arg(long, value_name = "FILE")]
+        out: Option<String>,
+    },
     #[cfg(feature = "tune")]
     #[command(flatten)]
     Tuning(tune::Command),
+    /// UCI commands, each argument one line, run in order before the engine exits, as
+    /// OpenBench runs them: `sentinel "setoption name EvalFile value net.nnue" bench`, or
+    /// `sentinel "genfens 100 seed 1 book None" quit`.
+    #[command(external_subcommand)]
+    Commands(Vec<String>),
     /// Run one fuzz target on the bytes of stdin (see fuzz/run.sh).
     #[cfg(feature = "fuzz")]
     #[command(hide = true)]
     Fuzz { target: fuzz::Target },
 }
+
+/// Cargo.toml's version and, in a build from a git checkout, the commit (see build.rs): what
+/// `--version`, UCI `id name` and XBoard `myname` show.
+pub const VERSION: &str = env!("SENTINEL_VERSION");
 
 /// Exit code for bad arguments, as clap uses for its own usage errors.
 const USAGE_ERROR: u8 = 2;
@@ -152,7 +189,9 @@ fn main() -> ExitCode {
         Some(Command::Perft { epd: Some(file), max_depth, chess960, .. }) => {
             run_perft_suite(&file, max_depth, chess960)
         }
-        Some(Command::Bench { depth }) => bench::run(depth).map(|_| ExitCode::SUCCESS).map_err(Failure::from),
+        Some(Command::Bench { depth }) => {
+            bench::run(depth, eval::Evaluation::embedded()).map(|_| ExitCode::SUCCESS).map_err(Failure::from)
+        }
         Some(Command::Search { position, depth, movetime, nodes }) => run_search(&position, depth, movetime, nodes),
         #[cfg(feature = "fuzz")]
         Some(Command::Fuzz { target }) => {
@@ -166,6 +205,19 @@ fn main() -> ExitCode {
             let options = play::Options { level, color, fen, load, time_control: tc, ascii, no_color, seed };
             play::run(options).map(|()| ExitCode::SUCCESS).map_err(Failure::from)
         }
+        Some(Command::Openings { count, seed, book, plies, nodes, window, threads, out }) => {
+            let source = if book.is_some() { openings::Settings::FROM_BOOK } else { openings::Settings::FROM_START };
+            let settings = openings::Settings {
+                plies: plies.unwrap_or(source.plies),
+                nodes: nodes.unwrap_or(source.nodes),
+                window: window.unwrap_or(source.window),
+            };
+            run_openings(count, seed, book.as_deref(), settings, threads.into(), out.as_deref())
+        }
+        Some(Command::Commands(lines)) => match protocol::run_arguments(lines) {
+            0 => Ok(ExitCode::SUCCESS),
+            refused => Err(Failure::Usage(format!("{refused} of the commands failed: see the 'info string' lines"))),
+        },
         #[cfg(feature = "tune")]
         Some(Command::Tuning(command)) => tune::run(command).map(|_| ExitCode::SUCCESS).map_err(Failure::from),
         None => {
@@ -256,6 +308,43 @@ fn run_perft(args: &[String], chess960: bool) -> Result<ExitCode, Failure> {
     out.flush()?;
     report_speed(total, start);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `openings`: the positions on stdout, or in a file with progress on stderr.
+fn run_openings(
+    count: u64,
+    seed: u64,
+    book: Option<&str>,
+    settings: openings::Settings,
+    threads: usize,
+    out: Option<&str>,
+) -> Result<ExitCode, Failure> {
+    let book = book.map(|path| openings::read_book(path.as_ref())).transpose()?;
+    let mut generator = openings::Generator::new(book, settings, seed, eval::Evaluation::embedded());
+    let mut sink: Box<dyn Write> = match out {
+        Some(path) => Box::new(std::fs::File::create(path).map_err(|e| format!("cannot create {path}: {e}"))?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let start = Instant::now();
+    let mut made = 0;
+    let result = generator.generate(count, threads, |board| {
+        writeln!(sink, "{}", board.to_fen())?;
+        sink.flush()?;
+        made += 1;
+        if out.is_some() && (made % 50 == 0 || made == count) {
+            let seconds = start.elapsed().as_secs_f64();
+            eprintln!("openings: {made}/{count} in {seconds:.0} s");
+        }
+        Ok::<(), std::io::Error>(())
+    });
+    match result {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(openings::GenError::Emit(e)) => Err(match out {
+            Some(path) => Failure::Usage(format!("cannot write {path}: {e}")),
+            None => Failure::from(e),
+        }),
+        Err(exhausted) => Err(Failure::Usage(exhausted.to_string())),
+    }
 }
 
 /// The largest perft suite read: far beyond any published one, small enough to hold in memory.

@@ -32,7 +32,6 @@ impl MoveList {
         MoveList { moves: [Move::NONE; MAX_MOVES], len: 0 }
     }
 
-    #[cfg(any(test, feature = "tune"))]
     #[inline]
     pub fn len(&self) -> usize {
         self.len

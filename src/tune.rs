@@ -15,6 +15,9 @@ use crate::eval::nnue::{Activation, KingBuckets, MAX_OUTPUT_BUCKETS, Network};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The opening set shipped in the repository, relative to its root.
+pub const DEFAULT_OPENINGS: &str = "tools/openings.epd";
+
 /// The tuning subcommands, part of the main command line when the feature is on.
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -23,8 +26,9 @@ pub enum Command {
     Datagen {
         #[arg(long, default_value_t = 1000)]
         games: u64,
-        /// Nodes for each move: no new iteration starts beyond this many.
-        #[arg(long, default_value_t = 5000)]
+        /// Nodes for each move: no new iteration starts beyond this many. (This default and
+        /// --per-game's made the data of every network since net 6.)
+        #[arg(long, default_value_t = 500)]
         nodes: u64,
         /// Nodes for each move, at most (default: 20 times --nodes).
         #[arg(long)]
@@ -36,11 +40,12 @@ pub enum Command {
         out: PathBuf,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Start positions, one FEN per line.
-        #[arg(long, value_name = "FILE", default_value = "../shared/data/openings.fen")]
+        /// Start positions, one FEN (or EPD) per line; the default is the set shipped in the
+        /// repository (`sentinel openings` made it), found from the repository's root.
+        #[arg(long, value_name = "FILE", default_value = DEFAULT_OPENINGS)]
         openings: PathBuf,
         /// Quiet positions kept per game, at most.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 100)]
         per_game: usize,
         /// Start no new game after this many minutes.
         #[arg(long, value_name = "MINUTES")]
@@ -91,8 +96,8 @@ pub enum Command {
         /// another trains checkpoints for a build made with that size).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=train::MAX_HIDDEN as i64))]
         hidden: Option<u32>,
-        /// Sets of output weights chosen by the number of pieces on the board (default 1; 8 is
-        /// the usual choice: 2-5, 6-9, ..., 30-32 pieces).
+        /// Sets of output weights chosen by the number of pieces on the board (default 8, the
+        /// built-in network's: 2-5, 6-9, ..., 30-32 pieces).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_OUTPUT_BUCKETS as i64))]
         output_buckets: Option<u32>,
         /// The king's square picks a block of inputs: `none` (the default), `mirrored` (one
@@ -148,6 +153,10 @@ pub fn run(command: Command) -> Result<(), String> {
             net,
             hand_crafted,
         } => {
+            if openings == Path::new(DEFAULT_OPENINGS) && !openings.exists() {
+                let advice = "run datagen from the repository's root, or name a file with --openings";
+                return Err(format!("{DEFAULT_OPENINGS} not found: {advice}"));
+            }
             let max_time = max_minutes.map(|m| Duration::from_secs_f64(m.max(0.0) * 60.0));
             let evaluation = match net {
                 Some(path) => Evaluation::Network(read_network(&path)?),

@@ -102,7 +102,8 @@ fn save_then_load_gives_the_same_game() {
     let out = session(&["--load", &path], &["fen"]);
     assert_eq!(fens(&out).pop().unwrap(), saved_fen, "{out}");
     assert_eq!(last_move_list(&out), saved_moves, "{out}");
-    assert!(out.contains("Sentinel 0.1.0 at Elo 1500: you play White."), "{out}");
+    let greeting = format!("Sentinel {} at Elo 1500: you play White.", env!("SENTINEL_VERSION"));
+    assert!(out.contains(&greeting), "{out}");
 
     // A FEN loads too, from a file or as text.
     let fen_file = temp_file("position.fen");

@@ -60,7 +60,7 @@ fn handshake_lists_identity_options_then_uciok() {
         }
     }
     let expected = [
-        format!("id name Sentinel {}", env!("CARGO_PKG_VERSION")),
+        format!("id name Sentinel {}", env!("SENTINEL_VERSION")),
         "id author ".to_string(),
         "option name Hash type spin default 16 min 1 max ".to_string(),
         "option name Threads type spin default 1 min 1 max ".to_string(),

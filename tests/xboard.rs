@@ -59,7 +59,7 @@ fn handshake_declares_features_ending_with_done() {
     let lines = engine.expect_line("feature done=1");
     let all = lines.join(" ");
     engine.check(!all.contains("sigterm"), "SIGTERM may end the engine: no sigterm=0");
-    let name = format!("myname=\"Sentinel {}\"", env!("CARGO_PKG_VERSION"));
+    let name = format!("myname=\"Sentinel {}\"", env!("SENTINEL_VERSION"));
     for feature in [
         name.as_str(),
         "ping=1",

@@ -240,7 +240,7 @@ def main():
     ap.add_argument("--close", type=float, default=0.05,
                     help="log every Sentinel move that leaves less than this many seconds on its clock")
     ap.add_argument("--hang", type=float, default=10.0, help="seconds past the clock that count as a hang")
-    ap.add_argument("--openings", default="/work/shared/data/openings.fen")
+    ap.add_argument("--openings", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "openings.epd"))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="/tmp/soak", help="folder for the log and the faulty games' PGN")
     args = ap.parse_args()

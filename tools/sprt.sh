@@ -2,14 +2,16 @@
 # Usage: tools/sprt.sh NEW BASE [TC] [ELO0] [ELO1] [ROUNDS] [OUT]
 #
 # A sequential probability ratio test of two Sentinel binaries (or any UCI engines) with
-# fastchess: both colours of each opening of ../shared/data/openings.fen in random order, one
+# fastchess: both colours of each opening of tools/openings.epd (OPENINGS names another file) in random order, one
 # thread each, two games at once, logistic Elo, alpha = beta = 0.05. It stops when the test
 # accepts either hypothesis or after ROUNDS game pairs. ELO0=none plays exactly ROUNDS pairs
 # with no test, for a figure with its error bars (e.g. 300 pairs at 10+0.1 for 600 games).
 # ADJUDICATE=1 ends a game that both engines agree is won (three moves each over 1000 cp) or
 # dead drawn (eight moves each within 10 cp after move 40), as OpenBench does, to save time. The PGN and the log go to OUT (a
-# folder; default ~/sentinel-data/matches). fastchess is the one on PATH, or the one
-# tools/build-fastchess.sh builds; FASTCHESS names another. NEW_OPTIONS and BASE_OPTIONS give
+# folder; default $SENTINEL_DATA/matches, SENTINEL_DATA being ~/sentinel-data unless set).
+# fastchess is the one on PATH, or the one tools/build-fastchess.sh builds; FASTCHESS names
+# another. fastchess reports illegal moves, time losses and crashes (disconnects) in its
+# summary and in the log. NEW_OPTIONS and BASE_OPTIONS give
 # one engine UCI options ("name=value ...", no spaces in a name): with an `spsa` build as both
 # engines, a change of the search's constants is tested without building anything, e.g.
 #   NEW_OPTIONS="lmp_base=4" tools/sprt.sh target/release/sentinel target/release/sentinel
@@ -23,10 +25,15 @@ tc=${3:-8+0.08}
 elo0=${4:-0}
 elo1=${5:-10}
 rounds=${6:-1000}
-out=${7:-$HOME/sentinel-data/matches}
+data=${SENTINEL_DATA:-$HOME/sentinel-data}
+out=${7:-$data/matches}
 here=$(cd "$(dirname "$0")/.." && pwd)
-openings=$(realpath "${OPENINGS:-$here/../shared/data/openings.fen}")
-fastchess=${FASTCHESS:-$(command -v fastchess || echo "$HOME/sentinel-data/tools/fastchess/fastchess")}
+openings=$(realpath "${OPENINGS:-$here/tools/openings.epd}")
+fastchess=${FASTCHESS:-$(command -v fastchess || echo "$data/tools/fastchess/fastchess")}
+if [ ! -x "$fastchess" ]; then
+    echo "sprt.sh: no fastchess at $fastchess: build it with tools/build-fastchess.sh, or set FASTCHESS" >&2
+    exit 1
+fi
 mkdir -p "$out"
 out=$(realpath "$out")
 case $tc in

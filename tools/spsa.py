@@ -38,6 +38,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the tools keep what they make and build: SENTINEL_DATA, or ~/sentinel-data.
+DATA = os.environ.get("SENTINEL_DATA") or os.path.expanduser("~/sentinel-data")
 ALPHA, GAMMA = 0.602, 0.101
 
 
@@ -59,10 +61,16 @@ def steps(root):
 
 
 def fastchess():
-    for path in [os.environ.get("FASTCHESS"), os.path.expanduser("~/sentinel-data/tools/fastchess/fastchess")]:
+    for path in [os.environ.get("FASTCHESS"), os.path.join(DATA, "tools", "fastchess", "fastchess")]:
         if path and os.path.exists(path):
             return path
     return "fastchess"
+
+
+def count_lines(path):
+    """The positions of an openings file, one a line."""
+    with open(path) as f:
+        return max(1, sum(1 for line in f if line.strip()))
 
 
 def play(engine, plus, minus, pairs, tc, openings, concurrency):
@@ -76,7 +84,7 @@ def play(engine, plus, minus, pairs, tc, openings, concurrency):
             cmd += [f"option.{k}={v}" for k, v in values.items()]
         limit = ["tc=inf", tc] if tc.startswith("nodes=") else [f"tc={tc}"]
         cmd += ["-each", *limit, "option.Threads=1", "option.Hash=16",
-                "-openings", f"file={openings}", "format=epd", "order=random", f"start={random.randint(1, 400)}",
+                "-openings", f"file={openings}", "format=epd", "order=random", f"start={random.randint(1, count_lines(openings))}",
                 "-rounds", str(pairs), "-repeat", "-concurrency", str(concurrency), "-recover",
                 "-pgnout", f"file={pgn}"]
         # In the temporary folder: fastchess leaves its config.json where it runs.
@@ -98,8 +106,8 @@ def main():
     ap.add_argument("--tc", default="4+0.04", help="a clock such as 4+0.04, or nodes=N")
     ap.add_argument("--concurrency", type=int, default=2, help="games at once")
     ap.add_argument("--rate", type=float, default=0.002, help="r_end: the last step per game, in c_end^2")
-    ap.add_argument("--state", default=os.path.expanduser("~/sentinel-data/spsa-state.json"))
-    ap.add_argument("--openings", default=os.path.join(HERE, "..", "..", "shared", "data", "openings.fen"))
+    ap.add_argument("--state", default=os.path.join(DATA, "spsa-state.json"))
+    ap.add_argument("--openings", default=os.path.join(HERE, "openings.epd"))
     args = ap.parse_args()
     # The games run in a temporary folder: paths given relative to here must still lead there.
     args.engine, args.openings = os.path.abspath(args.engine), os.path.abspath(args.openings)

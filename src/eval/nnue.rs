@@ -53,7 +53,7 @@ use std::sync::{Arc, LazyLock};
 /// what the engine evaluates with unless `EvalFile` names another.
 pub fn embedded() -> Network {
     static EMBEDDED: LazyLock<Network> = LazyLock::new(|| {
-        let network = Network::from_bytes(include_bytes!("network.nnue"));
+        let network = Network::from_bytes(include_bytes!(env!("SENTINEL_NETWORK")));
         network.expect("the built-in network is a file this build reads (a test checks it)")
     });
     EMBEDDED.clone()
@@ -80,7 +80,7 @@ pub const MAX_OUTPUT_WEIGHT: i16 = 127;
 /// Evaluations are clamped to this, well clear of the search's mate scores.
 pub const MAX_EVAL: i32 = 20_000;
 
-pub const MAGIC: &[u8; 8] = b"SNTLNNUE";
+pub const MAGIC: &[u8; 8] = include!("nnue/magic.rs");
 pub const VERSION: u32 = 3;
 pub const HEADER_SIZE: usize = 12 + SHAPE_BYTES;
 /// The format before the header recorded the shape (see the module comment).

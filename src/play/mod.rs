@@ -274,7 +274,7 @@ impl Session {
     fn greet(&mut self) {
         say(format!(
             "Sentinel {} at {}: you play {}.{} Type 'help' for the commands.",
-            env!("CARGO_PKG_VERSION"),
+            crate::VERSION,
             self.level.describe(),
             side_name(self.player),
             match &self.clocks {

@@ -89,6 +89,11 @@ trait Protocol {
     fn closing(&mut self);
     fn engine(&mut self) -> &mut Engine;
     fn output(&self) -> &Output;
+    /// Whether a search owes an answer that will come by itself (not one held for `stop`):
+    /// commands given as arguments wait for it before the engine ends.
+    fn awaiting(&self) -> bool {
+        false
+    }
 }
 
 /// Feeds the protocol lines and reports until `quit`, the end of input or a closed stdout, then
@@ -99,7 +104,14 @@ trait Protocol {
 /// meanwhile: those reports go out first, so that its `bestmove` comes before the answer to
 /// any later command (`readyok`).
 fn serve(protocol: &mut impl Protocol, events: &Receiver<Event>) {
+    serve_until(protocol, events, false);
+}
+
+/// `serve`; with `finish_searches`, the end of input waits for the searches that end by
+/// themselves (`Protocol::awaiting`), as the commands given as arguments do.
+fn serve_until(protocol: &mut impl Protocol, events: &Receiver<Event>, finish_searches: bool) {
     let mut deferred = VecDeque::new();
+    let mut input_done = false;
     while let Some(event) = deferred.pop_front().or_else(|| events.recv().ok()) {
         match event {
             Event::Line(line) => {
@@ -117,9 +129,10 @@ fn serve(protocol: &mut impl Protocol, events: &Receiver<Event>) {
             }
             Event::TooLong(start) => protocol.too_long(&start),
             Event::Search(id, report) => protocol.report(id, report),
+            Event::InputClosed if finish_searches => input_done = true,
             Event::InputClosed => break,
         }
-        if protocol.output().closed() {
+        if protocol.output().closed() || (input_done && !protocol.awaiting()) {
             break;
         }
     }
@@ -235,7 +248,7 @@ pub fn serve_events(sender: Sender<Event>, events: &Receiver<Event>) {
                 Some("xboard") => return xboard::run(engine, events, &mut out),
                 Some("quit") => return,
                 Some("bench") => {
-                    if let Err(message) = bench(split_command(&line).1) {
+                    if let Err(message) = bench(&engine, split_command(&line).1) {
                         log::warn!("{message}");
                     }
                 }
@@ -251,6 +264,20 @@ pub fn serve_events(sender: Sender<Event>, events: &Receiver<Event>) {
             Event::InputClosed => return,
         }
     }
+}
+
+/// Runs each argument as a line of UCI, in order, then ends as on `quit`, as OpenBench runs
+/// engines (`sentinel "setoption name EvalFile value F" bench`, `sentinel "genfens ..." quit`).
+/// No `uci` is needed first; a search that ends by itself (`go depth 12`) is waited for, one
+/// that would not (`go infinite`) is stopped. Returns how many commands were refused.
+pub fn run_arguments(lines: Vec<String>) -> usize {
+    let (sender, events) = mpsc::channel();
+    for line in lines {
+        let _ = sender.send(Event::Line(line));
+    }
+    let _ = sender.send(Event::InputClosed);
+    let engine = Engine::new(report_sink(sender));
+    uci::run_commands(engine, &events, &mut Output::new())
 }
 
 /// One search from the command line, of `fen` after `moves`: UCI-style `info` lines, then
@@ -281,9 +308,10 @@ pub fn search_once(fen: &str, moves: Vec<String>, limits: Limits) -> Result<(), 
     Ok(())
 }
 
-/// `bench [depth]` inside the protocol loop, as on the command line. It prints its own lines;
-/// the caller stops any running search first.
-pub fn bench(args: &str) -> Result<(), String> {
+/// `bench [depth]` inside the protocol loop, as on the command line but with the engine's
+/// evaluation (an `EvalFile` set before it, as OpenBench does for a network). It prints its
+/// own lines; the caller stops any running search first.
+pub fn bench(engine: &Engine, args: &str) -> Result<(), String> {
     let depth = match args.trim() {
         "" => Engine::BENCH_DEPTH,
         text => text.parse().ok().filter(|d| (1..=Engine::MAX_DEPTH).contains(d)).ok_or_else(|| {
@@ -295,7 +323,7 @@ pub fn bench(args: &str) -> Result<(), String> {
         })?,
     };
     // A failed write means stdout is closed; the protocol's next line will find that out.
-    let _ = Engine::bench(depth);
+    let _ = engine.bench(depth);
     Ok(())
 }
 

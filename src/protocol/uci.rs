@@ -27,6 +27,8 @@ struct Uci<'a> {
     /// Why the last `position` was refused. Until a good one comes, there is no position the
     /// GUI means: `go` answers `bestmove 0000` rather than a move for some other position.
     bad_position: Option<String>,
+    /// Commands refused so far: commands given as arguments end with a failure when any was.
+    refused: usize,
 }
 
 /// The commands that choose UCI when they come before `uci`: a tool that probes with
@@ -50,15 +52,23 @@ pub const COMMANDS: [&str; 13] = [
 /// Runs the protocol from `first`, the line that chose it: `uci`, answered with the engine's
 /// identity, or another UCI command, answered as it would be after `uci`.
 pub fn run(engine: Engine, events: &Receiver<Event>, out: &mut Output, first: &str) {
-    let mut uci = Uci { engine, out, pending: Vec::new(), bad_position: None };
+    let mut uci = Uci { engine, out, pending: Vec::new(), bad_position: None, refused: 0 };
     if uci.command(first) {
         super::serve(&mut uci, events);
     }
 }
 
+/// Runs the commands given as arguments (see `super::run_arguments`): no `uci` came, so none
+/// is answered. Returns how many were refused.
+pub fn run_commands(engine: Engine, events: &Receiver<Event>, out: &mut Output) -> usize {
+    let mut uci = Uci { engine, out, pending: Vec::new(), bad_position: None, refused: 0 };
+    super::serve_until(&mut uci, events, true);
+    uci.refused
+}
+
 impl Uci<'_> {
     fn identify(&mut self) {
-        self.out.send(format!("id name Sentinel {}", env!("CARGO_PKG_VERSION")));
+        self.out.send(format!("id name Sentinel {}", crate::VERSION));
         self.out.send(format!("id author {}", author()));
         for spec in Engine::options() {
             let kind = match spec.kind {
@@ -81,6 +91,7 @@ impl Uci<'_> {
 
     fn error(&mut self, message: impl AsRef<str>) {
         let message = excerpt(message.as_ref(), MESSAGE_LIMIT);
+        self.refused += 1;
         log::info!("{message}");
         self.out.send(format!("info string {message}"));
     }
@@ -216,6 +227,31 @@ impl Uci<'_> {
     }
 }
 
+impl Uci<'_> {
+    /// OpenBench's `genfens N seed S book <None|FILE> [extra]`: N balanced opening positions
+    /// (see `openings`), each as `info string genfens <FEN>` as soon as it is found, verified
+    /// with the engine's evaluation.
+    fn genfens(&mut self, args: &str) {
+        let (count, seed, book, settings) = match crate::openings::parse_genfens(args) {
+            Ok(parsed) => parsed,
+            Err(message) => return self.error(message),
+        };
+        let book = match book.map(|path| crate::openings::read_book(path.as_ref())).transpose() {
+            Ok(book) => book,
+            Err(message) => return self.error(format!("genfens: {message}")),
+        };
+        let mut generator = crate::openings::Generator::new(book, settings, seed, self.engine.evaluation());
+        let out = &mut *self.out;
+        let result = generator.generate(count, 1, |board| {
+            out.send(format!("info string genfens {}", board.to_fen()));
+            if out.closed() { Err("stdout is closed") } else { Ok(()) }
+        });
+        if let Err(e) = result {
+            self.error(format!("genfens: {e}"));
+        }
+    }
+}
+
 impl Protocol for Uci<'_> {
     fn command(&mut self, line: &str) -> bool {
         let (command, args) = split_command(line);
@@ -267,9 +303,14 @@ impl Protocol for Uci<'_> {
             "bench" => {
                 self.execute(EngineCommand::Stop);
                 self.release_all();
-                if let Err(message) = super::bench(args) {
+                if let Err(message) = super::bench(&self.engine, args) {
                     self.error(message);
                 }
+            }
+            "genfens" => {
+                self.execute(EngineCommand::Stop);
+                self.release_all();
+                self.genfens(args);
             }
             "quit" => return false,
             _ => self.error(format!("unknown command: {}", excerpt(line.trim(), QUOTE_LIMIT))),
@@ -315,6 +356,10 @@ impl Protocol for Uci<'_> {
 
     fn engine(&mut self) -> &mut Engine {
         &mut self.engine
+    }
+
+    fn awaiting(&self) -> bool {
+        self.pending.iter().any(|pending| !pending.hold)
     }
 }
 

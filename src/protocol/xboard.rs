@@ -155,7 +155,7 @@ impl<'a> XBoard<'a> {
     }
 
     fn features(&mut self) {
-        let name = format!("Sentinel {}", env!("CARGO_PKG_VERSION"));
+        let name = format!("Sentinel {}", crate::VERSION);
         // sigterm is left at its default: a GUI may end us with SIGTERM, which is fine, and some
         // (python-chess) reject `sigterm=0` with a warning.
         self.out.send(format!(
@@ -632,7 +632,7 @@ impl Protocol for XBoard<'_> {
             "include" => self.exclude(false, args, line),
             "bench" => {
                 self.cancel_thinking();
-                if let Err(reason) = super::bench(args) {
+                if let Err(reason) = super::bench(&self.engine, args) {
                     self.error(&reason, line);
                 }
             }

@@ -541,6 +541,10 @@ impl Searcher {
         }
     }
 
+    pub fn evaluation(&self) -> &Evaluation {
+        &self.evaluation
+    }
+
     /// Evaluates with `evaluation` from now on. The table's saved evaluations belong to the
     /// old evaluation, so it is cleared.
     pub fn set_evaluation(&mut self, evaluation: Evaluation) {

@@ -10,17 +10,17 @@
 //! file, so a stopped run is continued by starting another with a new seed.
 
 use super::packed::{self, Record};
-use crate::board::{Board, Move};
+use crate::board::Board;
 use crate::eval::Evaluation;
-use crate::movegen::legal_moves;
+use crate::openings::{self, search_nodes};
 use crate::rules::GameResult;
-use crate::search::{Limits, Report, Score, Searcher};
-use rand::{RngExt, SeedableRng, rngs::StdRng};
+use crate::search::{Score, Searcher};
+use rand::{RngExt, rngs::StdRng};
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// Random plies played after the opening position, at least and at most.
@@ -78,28 +78,10 @@ pub struct Summary {
     pub plies: u64,
 }
 
-/// Reads one FEN per line (blank lines and `#` comments skipped).
-pub fn read_openings(path: &PathBuf) -> Result<Vec<Board>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut openings = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let board = Board::from_fen(line).map_err(|e| format!("{}:{}: {e}", path.display(), number + 1))?;
-        openings.push(board);
-    }
-    if openings.is_empty() {
-        return Err(format!("{}: no positions", path.display()));
-    }
-    Ok(openings)
-}
-
 /// Plays the games on `options.threads` workers, appending each game's positions to the
 /// output as soon as it ends, and reports progress on stderr.
 pub fn run(options: &Options) -> Result<Summary, String> {
-    let openings = read_openings(&options.openings)?;
+    let openings = openings::read_book(&options.openings)?;
     let out = Mutex::new(BufWriter::new(open_for_append(&options.out)?));
     let next_game = AtomicU64::new(0);
     let summary = Mutex::new(Summary::default());
@@ -206,44 +188,21 @@ fn report_progress(s: &Summary, total: u64, elapsed: Duration) {
     );
 }
 
-/// The search's choice and its score (side to move's view): no iteration starts after `soft`
-/// nodes, none goes on past `hard`.
-fn search(searcher: &mut Searcher, board: &Board, soft: u64, hard: u64) -> (Option<Move>, Option<Score>) {
-    let (sender, receiver) = mpsc::channel();
-    let limits = Limits { nodes: Some(hard), soft_nodes: Some(soft), ..Limits::default() };
-    searcher.search(board.clone(), limits, Box::new(move |report| sender.send(report).unwrap_or(())));
-    let (mut best, mut score) = (None, None);
-    for report in receiver.try_iter() {
-        match report {
-            Report::Info(info) => score = Some(info.score),
-            Report::CurrMove { .. } => {}
-            Report::BestMove { best: mv, .. } => best = mv,
-        }
-    }
-    (best, score)
-}
-
 /// A position of the openings followed by a few random legal plies, with its history starting
 /// there, so that repetitions count from it on.
 fn random_start(openings: &[Board], rng: &mut StdRng) -> Board {
-    let mut board = openings[rng.random_range(0..openings.len())].clone();
-    for _ in 0..rng.random_range(RANDOM_PLIES.0..=RANDOM_PLIES.1) {
-        let moves = legal_moves(&board);
-        if moves.is_empty() {
-            break;
-        }
-        board.make_move(moves.as_slice()[rng.random_range(0..moves.len())]);
-    }
-    Board::from_fen(&board.to_fen()).expect("a position we wrote is valid")
+    let board = &openings[rng.random_range(0..openings.len())];
+    let plies = rng.random_range(RANDOM_PLIES.0..=RANDOM_PLIES.1);
+    openings::random_plies(board, plies, rng).0
 }
 
 /// Game number `index` of a run: its opening, random plies and sampling depend only on the
 /// seed and the index.
 pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options, index: u64) -> Game {
-    let mut rng = StdRng::seed_from_u64(options.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index);
+    let mut rng = openings::rng_for(options.seed, index);
     let mut board = random_start(openings, &mut rng);
     for _ in 1..START_TRIES {
-        let balanced = match search(searcher, &board, VERIFY_NODES, VERIFY_NODES * 4) {
+        let balanced = match search_nodes(searcher, &board, VERIFY_NODES, VERIFY_NODES * 4) {
             (Some(_), Some(Score::Centipawns(cp))) => cp.abs() <= VERIFY_SCORE,
             _ => false,
         };
@@ -265,7 +224,7 @@ pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options,
         if plies >= MAX_PLIES {
             break GameResult::Draw;
         }
-        let (best, score) = search(searcher, &board, options.nodes, options.hard_nodes);
+        let (best, score) = search_nodes(searcher, &board, options.nodes, options.hard_nodes);
         let best = best.expect("a position with legal moves has a best move");
         let white_score = match score {
             Some(Score::Centipawns(cp)) => cp * us.sign(),
@@ -309,6 +268,7 @@ pub fn play_game(searcher: &mut Searcher, openings: &[Board], options: &Options,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::movegen::legal_moves;
 
     #[test]
     fn tiny_run_writes_labelled_quiet_positions() {
@@ -360,7 +320,7 @@ mod tests {
 
         // The same seed gives the same games.
         let mut searcher = Searcher::new(1);
-        let openings = read_openings(&options.openings).unwrap();
+        let openings = openings::read_book(&options.openings).unwrap();
         let a = play_game(&mut searcher, &openings, &options, 1);
         searcher.clear();
         let b = play_game(&mut searcher, &openings, &options, 1);

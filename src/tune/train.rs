@@ -48,9 +48,12 @@ pub struct Options {
 /// before anything is allocated).
 pub const MAX_HIDDEN: usize = 4096;
 
+/// The output buckets of a new run: the built-in network's, as every generation since net 7.
+pub const DEFAULT_OUTPUT_BUCKETS: usize = 8;
+
 /// The shape the command line asks for: what a new run trains (each part not given takes its
-/// default: the build's hidden size, no king buckets, one output bucket, SCReLU), and what a
-/// resumed run's checkpoint must agree with.
+/// default, the built-in network's shape: the build's hidden size, no king buckets,
+/// `DEFAULT_OUTPUT_BUCKETS`, SCReLU), and what a resumed run's checkpoint must agree with.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ShapeChoice {
     pub hidden: Option<usize>,
@@ -64,7 +67,7 @@ impl ShapeChoice {
         Shape {
             kings: self.kings.unwrap_or(KingBuckets::NONE),
             hidden: self.hidden.unwrap_or(DEFAULT_HIDDEN),
-            output_buckets: self.output_buckets.unwrap_or(1),
+            output_buckets: self.output_buckets.unwrap_or(DEFAULT_OUTPUT_BUCKETS),
             activation: self.activation.unwrap_or(Activation::SCReLU),
         }
     }
@@ -783,7 +786,10 @@ mod tests {
     fn shape_options_name_what_a_checkpoint_lacks() {
         let shape = bucketed(DEFAULT_HIDDEN, Activation::SCReLU);
         let none = ShapeChoice::default();
-        assert_eq!(none.shape(), Shape::plain(DEFAULT_HIDDEN, Activation::SCReLU));
+        // The defaults are the built-in network's shape: eight output buckets.
+        let plain = Shape::plain(DEFAULT_HIDDEN, Activation::SCReLU);
+        assert_eq!(none.shape(), Shape { output_buckets: DEFAULT_OUTPUT_BUCKETS, ..plain });
+        assert_eq!(DEFAULT_OUTPUT_BUCKETS, 8);
         assert!(none.differences(&shape).is_empty());
         let same = ShapeChoice { output_buckets: Some(8), kings: Some(quartered()), ..none };
         assert!(same.differences(&shape).is_empty());
