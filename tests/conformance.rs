@@ -363,13 +363,18 @@ fn currmove_is_reported_after_three_seconds() {
     let mut engine = Engine::uci();
     engine.send("position startpos");
     ready(&mut engine);
-    engine.send("go movetime 4500");
+    // An infinite search, stopped once a few root moves were reported: on a loaded machine one
+    // root move can take the whole of a short fixed-time search past 3 s.
+    engine.send("go infinite");
     let start = Instant::now();
     let mut first_currmove = None;
     let mut lines = Vec::new();
-    while let Some(line) = engine.next_line(TIMEOUT) {
-        if first_currmove.is_none() && line.contains(" currmove ") {
-            first_currmove = Some(start.elapsed());
+    while let Some(line) = engine.next_line(Duration::from_secs(30)) {
+        if line.contains(" currmove ") {
+            first_currmove.get_or_insert(start.elapsed());
+            if lines.iter().filter(|l: &&String| l.contains(" currmove ")).count() == 3 {
+                engine.send("stop");
+            }
         }
         let done = line.starts_with("bestmove");
         lines.push(line);
@@ -378,7 +383,7 @@ fn currmove_is_reported_after_three_seconds() {
         }
     }
     let currmoves: Vec<&String> = lines.iter().filter(|l| l.contains(" currmove ")).collect();
-    engine.check(!currmoves.is_empty(), "currmove lines in a 4.5 s search");
+    engine.check(currmoves.len() >= 3, "currmove lines in a long search");
     engine.check(first_currmove.is_some_and(|t| t >= Duration::from_millis(2900)), "none before 3 s");
     for line in currmoves {
         let words: Vec<&str> = line.split_whitespace().collect();
