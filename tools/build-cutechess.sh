@@ -5,11 +5,13 @@
 # from GitHub (or from the git repository CUTECHESS_SRC names, a local mirror say), and builds
 # release 1.5.1's command-line program alone, without the GUI or the tests.
 #
-#   tools/build-cutechess.sh [DIR]     # builds in DIR (default ../tools-build/cutechess)
+#   tools/build-cutechess.sh [DIR]
 #
-# The program ends up as DIR/build/cutechess-cli; the last line printed is its path.
+# DIR defaults to $SENTINEL_DATA/tools/cutechess (SENTINEL_DATA being ~/sentinel-data unless
+# set), where tools/conformance-games.sh looks for it. The program ends up as
+# DIR/build/cutechess-cli; the last line printed is its path.
 set -eu
-dir=${1:-"$(cd "$(dirname "$0")/../.." && pwd)/tools-build/cutechess"}
+dir=${1:-${SENTINEL_DATA:-$HOME/sentinel-data}/tools/cutechess}
 version=v1.5.1
 
 as_root() {

@@ -53,7 +53,7 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
 opponent=$1
 
-cutechess=${CUTECHESS:-$(command -v cutechess-cli || echo "$repo/../tools-build/cutechess/build/cutechess-cli")}
+cutechess=${CUTECHESS:-$(command -v cutechess-cli || echo "${SENTINEL_DATA:-$HOME/sentinel-data}/tools/cutechess/build/cutechess-cli")}
 [ -x "$cutechess" ] || { echo "no cutechess-cli (set CUTECHESS, or run tools/build-cutechess.sh)" >&2; exit 2; }
 [ -x "$engine" ] || { echo "no engine at $engine (cargo build --release)" >&2; exit 2; }
 if [ -z "$openings" ] && [ -f "$repo/tools/openings.epd" ]; then
