@@ -18,9 +18,9 @@ use super::{Limits, Report, Shared, Worker};
 use crate::board::Board;
 use crate::eval::Evaluation;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
+use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
 pub const MAX_THREADS: usize = 256;
@@ -281,36 +281,45 @@ impl Drop for PoolThread {
     }
 }
 
-/// The helper threads of Lazy SMP, all woken by one broadcast. Waking them one by one, the
-/// waker lost its core to each new helper in turn: with 255 helpers on 2 cores, `go` took
-/// most of a second to hand out its work.
+/// The helper threads of Lazy SMP. The search wakes the first helper, and each helper wakes
+/// two more as it starts (helper k wakes helpers 2k and 2k + 1), so that no thread wakes more
+/// than two and no lock is taken on the way to a search and back. Woken one by one, the waker
+/// lost its core to each new helper in turn; woken all at once on one lock, the helpers queued
+/// for it, and whoever held it could lose its core: with 255 helpers on 2 cores, a search
+/// could take most of a second to start or to end.
 struct Helpers {
     board: Arc<HelperBoard>,
     handles: Vec<JoinHandle<()>>,
 }
 
-/// What the helpers read their orders from.
+/// What the helpers take their orders from.
 struct HelperBoard {
-    orders: Mutex<Orders>,
-    /// A new job, or the order to quit.
-    start: Condvar,
-    /// The last helper has finished its job.
+    /// The job, written only while every helper is idle.
+    job: RwLock<Option<Arc<Job>>>,
+    /// Counts the jobs handed out, so that a helper takes each once; `QUIT` ends the helpers.
+    generation: AtomicU64,
+    /// Helpers still busy with the job.
+    running: AtomicUsize,
+    /// The helpers' threads, helper 1's first, for waking them.
+    threads: OnceLock<Box<[Thread]>>,
+    /// Where the last helper to finish says so.
+    finished: Mutex<()>,
     done: Condvar,
 }
 
-struct Orders {
-    job: Option<Arc<Job>>,
-    /// Counts the jobs handed out, so that a helper takes each once.
-    generation: u64,
-    /// Helpers still busy with the job.
-    running: usize,
-    quit: bool,
-}
+/// The generation that tells the helpers to end.
+const QUIT: u64 = u64::MAX;
 
 impl Helpers {
     fn none() -> Helpers {
-        let orders = Orders { job: None, generation: 0, running: 0, quit: false };
-        let board = HelperBoard { orders: Mutex::new(orders), start: Condvar::new(), done: Condvar::new() };
+        let board = HelperBoard {
+            job: RwLock::new(None),
+            generation: AtomicU64::new(0),
+            running: AtomicUsize::new(0),
+            threads: OnceLock::new(),
+            finished: Mutex::new(()),
+            done: Condvar::new(),
+        };
         Helpers { board: Arc::new(board), handles: Vec::new() }
     }
 
@@ -319,18 +328,21 @@ impl Helpers {
         let mut helpers = Helpers::none();
         for (i, state) in states.iter().enumerate() {
             let (id, board, state) = (i + 1, Arc::clone(&helpers.board), Arc::clone(state));
-            lock(&helpers.board.orders).running += 1;
+            helpers.board.running.fetch_add(1, Ordering::AcqRel);
             let spawned =
                 std::thread::Builder::new().name(format!("search {id}")).spawn(move || board.serve(id, &state));
             match spawned {
                 Ok(handle) => helpers.handles.push(handle),
                 Err(e) => {
-                    lock(&helpers.board.orders).running -= 1;
+                    helpers.board.running.fetch_sub(1, Ordering::AcqRel);
                     log::warn!("only {id} of {} search threads could be started: {e}", states.len() + 1);
                     break;
                 }
             }
         }
+        let threads = helpers.handles.iter().map(|handle| handle.thread().clone()).collect();
+        // Set once, here, before any job can make a helper look for the others.
+        let _ = helpers.board.threads.set(threads);
         // Back once every helper has its memory in hand (see `serve`).
         helpers.wait();
         helpers
@@ -338,27 +350,42 @@ impl Helpers {
 
     /// Blocks until every helper has finished its job, dropping the job.
     fn wait(&self) {
-        let mut orders = lock(&self.board.orders);
-        while orders.running > 0 {
-            orders = self.board.done.wait(orders).unwrap_or_else(PoisonError::into_inner);
+        let mut finished = lock(&self.board.finished);
+        while self.board.running.load(Ordering::Acquire) > 0 {
+            finished = self.board.done.wait(finished).unwrap_or_else(PoisonError::into_inner);
         }
-        orders.job = None;
+        *self.board.job.write().unwrap_or_else(PoisonError::into_inner) = None;
     }
 }
 
 impl HelperBoard {
-    /// Sets the `count` helpers searching `job`. A limited strength is a level of the
-    /// single-threaded search, so the callers start no helpers for it: they would make it
-    /// stronger, and its moves no longer repeatable under a fixed seed.
+    /// Sets the `count` helpers searching `job`; every helper must be idle (`Helpers::wait`).
+    /// A limited strength is a level of the single-threaded search, so the callers start no
+    /// helpers for it: they would make it stronger, and its moves no longer repeatable under a
+    /// fixed seed.
     fn start(&self, job: &Arc<Job>, count: usize) {
         if count == 0 {
             return;
         }
-        let mut orders = lock(&self.orders);
-        orders.job = Some(Arc::clone(job));
-        orders.generation += 1;
-        orders.running = count;
-        self.start.notify_all();
+        *self.job.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(job));
+        self.running.store(count, Ordering::Release);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.wake(1);
+    }
+
+    /// Wakes helper `id`, if there is one; a helper not yet parked will not park.
+    fn wake(&self, id: usize) {
+        if let Some(thread) = self.threads.get().and_then(|threads| threads.get(id - 1)) {
+            thread.unpark();
+        }
+    }
+
+    /// A helper's job is done; the last one tells whoever waits.
+    fn finish(&self) {
+        if self.running.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let _finished = lock(&self.finished);
+            self.done.notify_all();
+        }
     }
 
     /// Helper `id`'s life: search each job handed out, until told to quit. Its statistics
@@ -366,28 +393,31 @@ impl HelperBoard {
     /// would otherwise be faulted in during the first search, by hundreds of threads at
     /// once, and hold that search up for most of a second.
     fn serve(&self, id: usize, state: &Mutex<ThreadState>) {
-        let mut seen = 0;
-        let mut job: Option<Arc<Job>> = None;
         lock(state).history.clear();
+        self.finish();
+        let mut seen = 0;
         loop {
-            if let Some(job) = job.take() {
+            let generation = loop {
+                let generation = self.generation.load(Ordering::Acquire);
+                if generation != seen {
+                    break generation;
+                }
+                // Returns at once if woken since the last park, so no wake-up is lost.
+                std::thread::park();
+            };
+            if generation == QUIT {
+                return;
+            }
+            seen = generation;
+            self.wake(2 * id);
+            self.wake(2 * id + 1);
+            let job = self.job.read().unwrap_or_else(PoisonError::into_inner).clone();
+            if let Some(job) = job {
                 // A helper that panicked (a bug; release builds abort) must not leave the
                 // search waiting for ever.
                 let _ = std::panic::catch_unwind(AssertUnwindSafe(|| job.help(id, &mut lock(state))));
             }
-            let mut orders = lock(&self.orders);
-            orders.running -= 1;
-            if orders.running == 0 {
-                self.done.notify_all();
-            }
-            while orders.generation == seen && !orders.quit {
-                orders = self.start.wait(orders).unwrap_or_else(PoisonError::into_inner);
-            }
-            if orders.quit {
-                return;
-            }
-            seen = orders.generation;
-            job = orders.job.clone();
+            self.finish();
         }
     }
 }
@@ -395,9 +425,9 @@ impl HelperBoard {
 impl Drop for Helpers {
     fn drop(&mut self) {
         self.wait();
-        lock(&self.board.orders).quit = true;
-        self.board.start.notify_all();
+        self.board.generation.store(QUIT, Ordering::Release);
         for handle in self.handles.drain(..) {
+            handle.thread().unpark();
             // The thread has left its loop; a panic there was already contained.
             let _ = handle.join();
         }
