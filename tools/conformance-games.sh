@@ -26,7 +26,8 @@
 # moves, disconnections and stalled connections (crashes show as these), results cutechess
 # could not make out, and its warnings (an illegal PV or ponder move, an unexpected move, a
 # bad option or protocol line). The faults are listed per part; the exit status is 1 if there
-# was any, whichever engine made it, 2 for bad usage.
+# was any, 2 for bad usage. A game the opponent lost on time or by an illegal move is listed
+# apart and not counted: the test is of Sentinel.
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,11 +79,21 @@ part() {
         -each tc=5+0.05 ${ponder:+ponder} -rounds "$rounds" -games 2 -repeat -concurrency "$concurrency" \
         -pgnout "$out/$name.pgn" "$@" >"$log" 2>&1 || echo "cutechess-cli exited with $? in $name" >>"$log"
     grep -E "Finished game|Score of" "$log" | tail -n 1 >&2 || true
+    # A game lost on time or by an illegal move names the side that lost it: the fault is
+    # Sentinel's only when Sentinel played that side ("Finished game N (White vs Black): ...").
+    # The tallies at the end repeat the games, so they are left out.
     grep -iE "loses on time|illegal move|disconnects|connection stalls|result error|no result|warning|critical|exited with" \
-        "$log" | sed "s/^/$name: /" >>"$out/faults" || true
+        "$log" | grep -v '^ *"' | awk -v part="$name" '
+        match($0, /\(([^ ]+) vs ([^ ]+)\)/) {
+            split(substr($0, RSTART + 1, RLENGTH - 2), players, " vs ")
+            culprit = /White (loses|makes)/ ? players[1] : /Black (loses|makes)/ ? players[2] : ""
+            if (culprit == "Opponent") { print part ": " $0 > "/dev/stderr"; next }
+        }
+        { print part ": " $0 }' >>"$out/faults" 2>>"$out/opponent-faults" || true
 }
 
 : >"$out/faults"
+: >"$out/opponent-faults"
 opening_args() {
     if [ -n "$openings" ]; then
         printf '%s\n' -openings "file=$openings" format=epd order=random
@@ -99,6 +110,10 @@ unset IFS
 
 faults=$(wc -l <"$out/faults")
 echo "PGN files and cutechess's output: $out" >&2
+if [ -s "$out/opponent-faults" ]; then
+    echo "the opponent's faults (not counted):" >&2
+    cat "$out/opponent-faults" >&2
+fi
 if [ "$faults" -gt 0 ]; then
     echo "$faults fault(s):" >&2
     cat "$out/faults" >&2
