@@ -7,6 +7,9 @@
 # the candidate's speed as a ratio of the reference's. `bench` searches every position to the
 # same depth, so its node count over the median speed is also each binary's time to that depth
 # (what a change of evaluation or pruning is finally judged by, since it changes both).
+#
+# RUNNER, when set, is the command line that runs both binaries: an emulator for binaries of
+# another architecture, as in `RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"`.
 set -eu
 ref=$1
 cand=$2
@@ -15,7 +18,7 @@ depth=${4:-}
 ref_nps=""
 cand_nps=""
 # Prints "nodes nps" of one bench run.
-bench() { "$1" bench $depth 2>/dev/null | tail -n 1 | awk '{ print $1, $3 }'; }
+bench() { ${RUNNER:-} "$1" bench $depth 2>/dev/null | tail -n 1 | awk '{ print $1, $3 }'; }
 i=0
 while [ "$i" -lt "$rounds" ]; do
     set -- $(bench "$ref")

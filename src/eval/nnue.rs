@@ -37,6 +37,8 @@
 //! are the shape the first networks had, and still load. Output weights must lie within
 //! ±`MAX_OUTPUT_WEIGHT`, which keeps SCReLU's products in range.
 
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod shape;
 
 #[cfg(any(test, feature = "tune"))]
@@ -46,6 +48,8 @@ pub use shape::quartered;
 pub use shape::{Activation, MAX_KING_BUCKETS, MAX_OUTPUT_BUCKETS, PIECE_INPUTS, SHAPE_BYTES, Shape, View};
 
 use crate::board::{Board, Castling, Color, Move, Piece, PieceKind, Square, flag};
+#[cfg(target_arch = "aarch64")]
+use neon::Neon;
 use std::fmt;
 use std::sync::{Arc, LazyLock};
 
@@ -529,6 +533,9 @@ impl<const H: usize> Accumulator<H> {
             // SAFETY: the processor has AVX2, checked just above.
             return unsafe { self.play_into_avx2(next, net, board, mv, cache) };
         }
+        #[cfg(target_arch = "aarch64")]
+        self.play_into_neon(next, net, board, mv, cache);
+        #[cfg(not(target_arch = "aarch64"))]
         self.play_into_portable(next, net, board, mv, cache);
     }
 
@@ -543,11 +550,27 @@ impl<const H: usize> Accumulator<H> {
         mv: Move,
         cache: &mut RefreshCache<H>,
     ) {
-        self.play_into_shaped(next, net, board, mv, cache);
+        self.play_into_shaped::<Portable>(next, net, board, mv, cache);
     }
 
-    /// `play_into` for processors without AVX2, out of line so that the call the search makes
-    /// stays small.
+    /// `play_into` with NEON intrinsics, which every aarch64 processor has: out of line, as
+    /// the portable one.
+    #[cfg(target_arch = "aarch64")]
+    #[inline(never)]
+    fn play_into_neon(
+        &self,
+        next: &mut Accumulator<H>,
+        net: &Net<H>,
+        board: &Board,
+        mv: Move,
+        cache: &mut RefreshCache<H>,
+    ) {
+        self.play_into_shaped::<Neon>(next, net, board, mv, cache);
+    }
+
+    /// `play_into` for processors without AVX2 or NEON (and for the tests, the reference the
+    /// vector paths must match), out of line so that the call the search makes stays small.
+    #[cfg(any(test, not(target_arch = "aarch64")))]
     #[inline(never)]
     fn play_into_portable(
         &self,
@@ -557,11 +580,11 @@ impl<const H: usize> Accumulator<H> {
         mv: Move,
         cache: &mut RefreshCache<H>,
     ) {
-        self.play_into_shaped(next, net, board, mv, cache);
+        self.play_into_shaped::<Portable>(next, net, board, mv, cache);
     }
 
     #[inline(always)]
-    fn play_into_shaped(
+    fn play_into_shaped<K: Kernels>(
         &self,
         next: &mut Accumulator<H>,
         net: &Net<H>,
@@ -572,14 +595,14 @@ impl<const H: usize> Accumulator<H> {
         // Two copies of the loop: without king buckets, the built-in network's case, the views
         // are constants and no move refreshes.
         if net.shape.kings.matter() {
-            self.play_into_with::<true>(next, net, board, mv, cache);
+            self.play_into_with::<K, true>(next, net, board, mv, cache);
         } else {
-            self.play_into_with::<false>(next, net, board, mv, cache);
+            self.play_into_with::<K, false>(next, net, board, mv, cache);
         }
     }
 
     #[inline(always)]
-    fn play_into_with<const KINGS_MATTER: bool>(
+    fn play_into_with<K: Kernels, const KINGS_MATTER: bool>(
         &self,
         next: &mut Accumulator<H>,
         net: &Net<H>,
@@ -607,9 +630,9 @@ impl<const H: usize> Accumulator<H> {
             let ([added, added2], [removed, removed2]) = (change.added, change.removed);
             let from = &self.values[perspective.index()];
             match (change.additions, change.removals) {
-                (1, 1) => update(to, from, [row(added)], [row(removed)]),
-                (1, 2) => update(to, from, [row(added)], [row(removed), row(removed2)]),
-                _ => update(to, from, [row(added), row(added2)], [row(removed), row(removed2)]),
+                (1, 1) => K::update(to, from, [row(added)], [row(removed)]),
+                (1, 2) => K::update(to, from, [row(added)], [row(removed), row(removed2)]),
+                _ => K::update(to, from, [row(added), row(added2)], [row(removed), row(removed2)]),
             }
         }
     }
@@ -622,24 +645,43 @@ impl<const H: usize> Accumulator<H> {
             // SAFETY: the processor has AVX2, checked just above.
             return unsafe { self.evaluate_avx2(net, stm, bucket) };
         }
-        self.evaluate_portable(net, stm, bucket)
+        #[cfg(target_arch = "aarch64")]
+        {
+            self.evaluate_neon(net, stm, bucket)
+        }
+        #[cfg(not(target_arch = "aarch64"))]
+        {
+            self.evaluate_portable(net, stm, bucket)
+        }
     }
 
     /// `evaluate` compiled with 256-bit vectors.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn evaluate_avx2(&self, net: &Net<H>, stm: Color, bucket: usize) -> i32 {
-        self.evaluate_portable(net, stm, bucket)
+        self.evaluate_with::<Portable>(net, stm, bucket)
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    #[inline(always)]
+    fn evaluate_neon(&self, net: &Net<H>, stm: Color, bucket: usize) -> i32 {
+        self.evaluate_with::<Neon>(net, stm, bucket)
+    }
+
+    #[cfg(any(test, not(target_arch = "aarch64")))]
+    #[inline(always)]
+    fn evaluate_portable(&self, net: &Net<H>, stm: Color, bucket: usize) -> i32 {
+        self.evaluate_with::<Portable>(net, stm, bucket)
     }
 
     #[inline(always)]
-    fn evaluate_portable(&self, net: &Net<H>, stm: Color, bucket: usize) -> i32 {
+    fn evaluate_with<K: Kernels>(&self, net: &Net<H>, stm: Color, bucket: usize) -> i32 {
         let (us, them) = (&self.values[stm.index()], &self.values[(!stm).index()]);
         let [ours, theirs] = &net.output_weights[bucket];
         // Scaled by QA · QB, the output bias's scale.
         let sum = match net.shape.activation {
-            Activation::CReLU => crelu_dot(us, ours) + crelu_dot(them, theirs),
-            Activation::SCReLU => (screlu_dot(us, ours) + screlu_dot(them, theirs)) / QA as i64,
+            Activation::CReLU => K::crelu_dot(us, ours) + K::crelu_dot(them, theirs),
+            Activation::SCReLU => (K::screlu_dot(us, ours) + K::screlu_dot(them, theirs)) / QA as i64,
         };
         let eval = (sum + net.output_bias[bucket] as i64) * EVAL_SCALE as i64 / (QA * QB) as i64;
         eval.clamp(-MAX_EVAL as i64, MAX_EVAL as i64) as i32
@@ -719,59 +761,84 @@ impl Change {
     }
 }
 
-/// `to = from + Σ added − Σ removed`, lane by lane; the counts are constants so that each case
-/// compiles to one straight vector loop.
-#[inline(always)]
-fn update<const H: usize, const A: usize, const R: usize>(
-    to: &mut [i16; H],
-    from: &[i16; H],
-    added: [&[i16; H]; A],
-    removed: [&[i16; H]; R],
-) {
-    for (i, (value, &base)) in to.iter_mut().zip(from).enumerate() {
-        let mut v = base;
-        for row in added {
-            v = v.wrapping_add(row[i]);
-        }
-        for row in removed {
-            v = v.wrapping_sub(row[i]);
-        }
-        *value = v;
-    }
+/// The network's inner loops, once per instruction set: the accumulator update for a move and
+/// the output layer's dot products. `Portable` is plain Rust that the compiler vectorises for
+/// whatever it targets (AVX2 included, inside `#[target_feature]` functions); `Neon` spells the
+/// same arithmetic out in aarch64 intrinsics. Every implementation gives exactly the same numbers.
+trait Kernels {
+    /// `to = from + Σ added − Σ removed`, lane by lane with wrapping; the counts are constants so
+    /// that each case compiles to one straight vector loop.
+    fn update<const H: usize, const A: usize, const R: usize>(
+        to: &mut [i16; H],
+        from: &[i16; H],
+        added: [&[i16; H]; A],
+        removed: [&[i16; H]; R],
+    );
+
+    /// Σ clamp(a, 0, QA) · w, scaled by QA · QB.
+    fn crelu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64;
+
+    /// Σ clamp(a, 0, QA)² · w, scaled by QA² · QB.
+    fn screlu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64;
 }
 
 /// Terms summed in i32 before joining the i64 total: 64 · 255 · 255 · 127 < 2³¹.
 const CHUNK: usize = 64;
 const _: () = assert!(NARROW.is_multiple_of(CHUNK) && WIDE.is_multiple_of(CHUNK), "a width is whole chunks");
 
-/// Σ clamp(a, 0, QA) · w, scaled by QA · QB.
-#[inline(always)]
-fn crelu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64 {
-    let mut total = 0;
-    for (a, w) in acc.chunks_exact(CHUNK).zip(weights.chunks_exact(CHUNK)) {
-        let sum: i32 = a.iter().zip(w).map(|(&a, &w)| a.clamp(0, QA as i16) as i32 * w as i32).sum();
-        total += sum as i64;
-    }
-    total
-}
+/// The loops in plain Rust (on aarch64, only the tests' reference).
+#[cfg(any(test, not(target_arch = "aarch64")))]
+struct Portable;
 
-/// Σ clamp(a, 0, QA)² · w, scaled by QA² · QB. `v · w` fits an i16 since |w| ≤ 127, which lets
-/// the multiply run on 16-bit lanes before widening.
-#[inline(always)]
-fn screlu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64 {
-    let mut total = 0;
-    for (a, w) in acc.chunks_exact(CHUNK).zip(weights.chunks_exact(CHUNK)) {
-        let sum: i32 = a
-            .iter()
-            .zip(w)
-            .map(|(&a, &w)| {
-                let v = a.clamp(0, QA as i16);
-                (v * w) as i32 * v as i32
-            })
-            .sum();
-        total += sum as i64;
+#[cfg(any(test, not(target_arch = "aarch64")))]
+impl Kernels for Portable {
+    #[inline(always)]
+    fn update<const H: usize, const A: usize, const R: usize>(
+        to: &mut [i16; H],
+        from: &[i16; H],
+        added: [&[i16; H]; A],
+        removed: [&[i16; H]; R],
+    ) {
+        for (i, (value, &base)) in to.iter_mut().zip(from).enumerate() {
+            let mut v = base;
+            for row in added {
+                v = v.wrapping_add(row[i]);
+            }
+            for row in removed {
+                v = v.wrapping_sub(row[i]);
+            }
+            *value = v;
+        }
     }
-    total
+
+    #[inline(always)]
+    fn crelu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64 {
+        let mut total = 0;
+        for (a, w) in acc.chunks_exact(CHUNK).zip(weights.chunks_exact(CHUNK)) {
+            let sum: i32 = a.iter().zip(w).map(|(&a, &w)| a.clamp(0, QA as i16) as i32 * w as i32).sum();
+            total += sum as i64;
+        }
+        total
+    }
+
+    /// `v · w` fits an i16 since |w| ≤ `MAX_OUTPUT_WEIGHT`, which lets the multiply run on
+    /// 16-bit lanes before widening.
+    #[inline(always)]
+    fn screlu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64 {
+        let mut total = 0;
+        for (a, w) in acc.chunks_exact(CHUNK).zip(weights.chunks_exact(CHUNK)) {
+            let sum: i32 = a
+                .iter()
+                .zip(w)
+                .map(|(&a, &w)| {
+                    let v = a.clamp(0, QA as i16);
+                    (v * w) as i32 * v as i32
+                })
+                .sum();
+            total += sum as i64;
+        }
+        total
+    }
 }
 
 #[cfg(test)]
@@ -831,8 +898,8 @@ mod tests {
     }
 
     /// The accumulators after `mv` on `board` (before it is played), checked to be the same on
-    /// the AVX2 path, where the processor has one, as on the portable path (each with its own
-    /// cache, which must stay alike too).
+    /// the path `play_into` chooses (AVX2 where the processor has it, NEON on aarch64) as on the
+    /// portable path (each with its own cache, which must stay alike too).
     fn play<const H: usize>(
         net: &Net<H>,
         top: &Accumulator<H>,
@@ -849,12 +916,107 @@ mod tests {
         next
     }
 
-    /// `acc` is `board`'s, as computed from scratch, and evaluates as `board` does (both paths).
+    /// `acc` is `board`'s, as computed from scratch, and evaluates as `board` does (the chosen
+    /// path and the portable one).
     fn check<const H: usize>(net: &Net<H>, acc: &Accumulator<H>, board: &Board) {
         assert_eq!(*acc, Accumulator::new(net, board), "{}", board.to_fen());
         let (stm, bucket) = (board.side_to_move(), net.output_bucket(board));
         assert_eq!(acc.evaluate(net, stm, bucket), net.evaluate(board));
         assert_eq!(acc.evaluate_portable(net, stm, bucket), net.evaluate(board));
+    }
+
+    /// The NEON loops against the portable ones on accumulators and rows anywhere in i16's range
+    /// (sums that wrap, activations below 0 and above `QA`) and output weights anywhere in
+    /// ±`MAX_OUTPUT_WEIGHT`, at each width, and at the extremes the dot products' bounds allow.
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn neon_loops_match_the_portable_ones() {
+        neon_loops_of::<NARROW>();
+        neon_loops_of::<WIDE>();
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    fn neon_loops_of<const H: usize>() {
+        let mut random = xorshift(0x5EED_1234);
+        let mut cases: Vec<([i16; H], [i16; H])> = (0..200)
+            .map(|_| {
+                // Mostly around the activation's range [0, QA], where the clamps bite; some anywhere.
+                let acc = std::array::from_fn(|_| match random(4) {
+                    0 => (random(1 << 16) as i32 + i16::MIN as i32) as i16,
+                    _ => random(3 * QA as usize) as i16 - QA as i16,
+                });
+                let most = MAX_OUTPUT_WEIGHT as i32;
+                (acc, std::array::from_fn(|_| (random(2 * most as usize + 1) as i32 - most) as i16))
+            })
+            .collect();
+        for (a, w) in [(QA as i16, MAX_OUTPUT_WEIGHT), (i16::MAX, -MAX_OUTPUT_WEIGHT), (i16::MIN, MAX_OUTPUT_WEIGHT)] {
+            cases.push(([a; H], [w; H]));
+        }
+        for (acc, weights) in &cases {
+            assert_eq!(Neon::crelu_dot(acc, weights), Portable::crelu_dot(acc, weights));
+            assert_eq!(Neon::screlu_dot(acc, weights), Portable::screlu_dot(acc, weights));
+        }
+        let extreme = [QA as i16; H];
+        let most = (H as i64) * (QA * QA * MAX_OUTPUT_WEIGHT as i32) as i64;
+        assert_eq!(Neon::screlu_dot(&extreme, &[MAX_OUTPUT_WEIGHT; H]), most);
+        for rows in cases.windows(4) {
+            let [a, b, c, d] = [&rows[0].0, &rows[1].0, &rows[2].0, &rows[3].0];
+            let (mut neon, mut portable) = ([0; H], [0; H]);
+            Neon::update(&mut neon, a, [b], [c]);
+            Portable::update(&mut portable, a, [b], [c]);
+            assert_eq!(neon, portable);
+            Neon::update(&mut neon, a, [b], [c, d]);
+            Portable::update(&mut portable, a, [b], [c, d]);
+            assert_eq!(neon, portable);
+            Neon::update(&mut neon, a, [b, d], [c, b]);
+            Portable::update(&mut portable, a, [b, d], [c, b]);
+            assert_eq!(neon, portable);
+        }
+    }
+
+    /// On random networks whose feature weights span most of i16's range (so that the
+    /// accumulators wrap and clamp at both ends), every legal move of every suite position gives
+    /// the same accumulators on the NEON path as on the portable one, and they evaluate the same
+    /// for either side to move with every output bucket.
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn neon_path_matches_the_portable_one() {
+        for shape in shapes() {
+            for activation in [Activation::CReLU, Activation::SCReLU] {
+                let net = random_network_of(Shape { activation, ..shape }, 29);
+                let (features, bias, output, output_bias) = net.parts();
+                let features: Vec<i16> = features.iter().map(|w| w.wrapping_mul(500)).collect();
+                let net = Network::from_parts(*net.shape(), &features, &bias, &output, &output_bias).unwrap();
+                by_width!(&net, net => neon_path_of(net));
+            }
+        }
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    fn neon_path_of<const H: usize>(net: &Net<H>) {
+        let mut caches = [RefreshCache::new(net), RefreshCache::new(net)];
+        // Whether any accumulator went far out of the activation's range, where sums of rows
+        // this large wrap.
+        let (mut far, mut moves) = (false, 0);
+        for board in crate::perft::suite_boards() {
+            let acc = Accumulator::new(net, &board);
+            for &mv in legal_moves(&board).as_slice() {
+                let [cache, portable_cache] = &mut caches;
+                let (mut neon, mut portable) =
+                    (Accumulator { values: [[0; H]; 2] }, Accumulator { values: [[0; H]; 2] });
+                acc.play_into_neon(&mut neon, net, &board, mv, cache);
+                acc.play_into_portable(&mut portable, net, &board, mv, portable_cache);
+                assert_eq!(neon, portable, "{} {mv:?}", board.to_fen());
+                for stm in Color::BOTH {
+                    for bucket in 0..net.shape.output_buckets {
+                        assert_eq!(neon.evaluate_neon(net, stm, bucket), neon.evaluate_portable(net, stm, bucket));
+                    }
+                }
+                far |= neon.values.iter().flatten().any(|&v| v.unsigned_abs() > 30_000);
+                moves += 1;
+            }
+        }
+        assert!(far && moves > 3000, "{moves} moves, accumulators far out: {far}");
     }
 
     /// Random games forward and back, from every suite position (Chess960 castling
