@@ -33,6 +33,12 @@ pub fn is_knight_jump(from: Square, to: Square) -> bool {
     contact(from, to) & KNIGHT_JUMP != 0
 }
 
+/// Whether a king on `from` attacks `to`.
+#[inline]
+pub fn is_king_step(from: Square, to: Square) -> bool {
+    contact(from, to) & KING_STEP != 0
+}
+
 /// True if every square strictly between `from` and `to`, walking by `step`, is empty.
 #[inline]
 fn path_is_clear(squares: &SquareMap<Piece>, from: Square, to: Square, step: i8) -> bool {
@@ -59,7 +65,7 @@ impl Board {
         if squares[sq.offset(behind + dir::E)] == pawn || squares[sq.offset(behind + dir::W)] == pawn {
             return true;
         }
-        if contact(self.king_square(by), sq) & KING_STEP != 0 {
+        if is_king_step(self.king_square(by), sq) {
             return true;
         }
         for &knight in self.pieces(by, PieceKind::Knight) {
