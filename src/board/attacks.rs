@@ -41,7 +41,7 @@ pub fn is_king_step(from: Square, to: Square) -> bool {
 
 /// True if every square strictly between `from` and `to`, walking by `step`, is empty.
 #[inline]
-fn path_is_clear(squares: &SquareMap<Piece>, from: Square, to: Square, step: i8) -> bool {
+pub fn path_is_clear(squares: &SquareMap<Piece>, from: Square, to: Square, step: i8) -> bool {
     let mut sq = from.offset(step);
     while sq != to {
         if !squares[sq].is_empty() {

@@ -9,7 +9,7 @@ mod moves;
 mod types;
 mod zobrist;
 
-pub use attacks::{is_king_step, is_knight_jump};
+pub use attacks::{is_king_step, is_knight_jump, path_is_clear};
 pub use castling::{Castling, right_index};
 /// Tests elsewhere write the positions they draw at random with the FEN writer's own placement.
 #[cfg(test)]
