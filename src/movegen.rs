@@ -48,6 +48,17 @@ impl MoveList {
         &self.moves[..self.len]
     }
 
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [Move] {
+        &mut self.moves[..self.len]
+    }
+
+    /// Empties the list, for the generator to fill it again.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = Move> + '_ {
         self.as_slice().iter().copied()
     }

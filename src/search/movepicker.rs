@@ -37,7 +37,8 @@ pub struct MovePicker {
     capture_history_divisor: i32,
     /// The main search wants every move; quiescence only captures that do not lose material.
     all_moves: bool,
-    moves: [Move; MAX_MOVES],
+    /// The stage's moves, generated in place (the table move then taken out).
+    moves: MoveList,
     /// Each move's ordering score and its index in `moves`, in one word (see `sort_key`).
     keys: [i32; MAX_MOVES],
     len: usize,
@@ -85,7 +86,7 @@ impl MovePicker {
             skip_quiets: false,
             capture_history_divisor: params.capture_history_divisor(),
             all_moves,
-            moves: [Move::NONE; MAX_MOVES],
+            moves: MoveList::new(),
             keys: [0; MAX_MOVES],
             len: 0,
             next: 0,
@@ -160,14 +161,18 @@ impl MovePicker {
 
     /// Generates one stage's moves (minus the table move, already tried) and scores them.
     fn fill<const KIND: u8>(&mut self, board: &Board, score: impl Fn(Move) -> i32) {
-        let mut list = MoveList::new();
-        generate::<KIND, _>(board, &mut list);
+        self.moves.clear();
+        generate::<KIND, _>(board, &mut self.moves);
+        let moves = self.moves.as_mut_slice();
         self.len = 0;
         self.next = 0;
-        for mv in list.iter().filter(|&mv| mv != self.table_move) {
-            self.moves[self.len] = mv;
-            self.keys[self.len] = sort_key(score(mv), self.len);
-            self.len += 1;
+        for i in 0..moves.len() {
+            let mv = moves[i];
+            if mv != self.table_move {
+                moves[self.len] = mv;
+                self.keys[self.len] = sort_key(score(mv), self.len);
+                self.len += 1;
+            }
         }
     }
 
@@ -182,8 +187,9 @@ impl MovePicker {
         // A fold on values rather than `max` (which keeps a reference), so that it vectorises.
         let key = self.keys[self.next..self.len].iter().fold(i32::MIN, |best, &key| best.max(key));
         let best = key as usize & INDEX_MASK;
-        let mv = self.moves[best];
-        self.moves[best] = self.moves[self.next];
+        let moves = self.moves.as_mut_slice();
+        let mv = moves[best];
+        moves[best] = moves[self.next];
         self.keys[best] = sort_key(self.keys[self.next] >> INDEX_BITS, best);
         self.next += 1;
         Some(mv)
@@ -221,6 +227,7 @@ fn capture_score(board: &Board, mv: Move) -> i32 {
 mod tests {
     use super::*;
     use crate::board::{Square, flag};
+    use crate::movegen::MoveSink;
 
     /// Picking by key gives the order the plain selection sort gave (the last of equal
     /// scores first, each pick swapping the front move into the picked one's place), which the
@@ -241,7 +248,7 @@ mod tests {
             let mut scores: Vec<i32> = (0..len).map(|_| random(2 * spread) as i32 - spread as i32).collect();
             let mut picker = MovePicker::noisy(Move::NONE, &Params::default());
             for (i, (&mv, &score)) in moves.iter().zip(&scores).enumerate() {
-                picker.moves[i] = mv;
+                picker.moves.push(mv);
                 picker.keys[i] = sort_key(score, i);
             }
             picker.len = len;
