@@ -96,6 +96,50 @@ impl Board {
         false
     }
 
+    /// Whether `mv`, the ordinary move (no castling, en passant or promotion) that led here,
+    /// checks the side to move. Before it that side's king was not attacked (it was the other
+    /// side's turn, in a legal position: FENs are checked for it), so a check can come only
+    /// from the piece that moved, where it landed, or along the line from the king through the
+    /// square it left.
+    #[inline]
+    pub(crate) fn checked_by(&self, mv: Move) -> bool {
+        let (from, to) = (mv.from(), mv.to());
+        let king = self.king_square(self.side);
+        let mover = !self.side;
+        let piece = self.squares[to];
+        let step = match piece.kind() {
+            PieceKind::Pawn => {
+                let ahead = to.offset(mover.forward());
+                return ahead.offset(dir::E) == king
+                    || ahead.offset(dir::W) == king
+                    || self.uncovers(king, from, mover);
+            }
+            PieceKind::Knight => return is_knight_jump(to, king) || self.uncovers(king, from, mover),
+            PieceKind::King => return self.uncovers(king, from, mover),
+            PieceKind::Bishop => king.diagonal_step(to),
+            PieceKind::Rook => king.orthogonal_step(to),
+            PieceKind::Queen => king.line_step(to),
+        };
+        (step != 0 && path_is_clear(&self.squares, king, to, step)) || self.uncovers(king, from, mover)
+    }
+
+    /// Whether the first piece on the line from `king` through `vacated` is a `by` slider
+    /// that moves along that line.
+    #[inline]
+    fn uncovers(&self, king: Square, vacated: Square, by: Color) -> bool {
+        let step = king.line_step(vacated);
+        if step == 0 {
+            return false;
+        }
+        let mut sq = king.offset(step);
+        while self.squares[sq].is_empty() {
+            sq = sq.offset(step);
+        }
+        let piece = self.squares[sq];
+        let slider = if king.diagonal_step(vacated) != 0 { PieceKind::Bishop } else { PieceKind::Rook };
+        piece == Piece::new(by, slider) || piece == Piece::new(by, PieceKind::Queen)
+    }
+
     /// Whether `mv`, a legal move here, checks the opponent's king: directly, by the piece
     /// that lands (or the rook of a castling), or by uncovering a line of ours. The squares
     /// after the move are laid out in a copy of the board's; the other pieces are where the
@@ -140,6 +184,28 @@ impl Board {
 mod tests {
     use crate::board::Board;
     use crate::movegen::legal_moves;
+
+    /// The check read from the last move is the one a full attack test finds, after every
+    /// move and every reply from the perft suites' positions.
+    #[test]
+    fn the_last_move_tells_the_check() {
+        let full = |board: &Board| board.is_attacked_by(board.king_square(board.side_to_move()), !board.side_to_move());
+        let mut checks = 0;
+        for mut board in crate::perft::suite_boards() {
+            for first in legal_moves(&board).iter() {
+                board.make_move(first);
+                assert_eq!(board.in_check(), full(&board), "{first} in {}", board.to_fen());
+                for reply in legal_moves(&board).iter() {
+                    board.make_move(reply);
+                    assert_eq!(board.in_check(), full(&board), "{reply} in {}", board.to_fen());
+                    checks += board.in_check() as usize;
+                    board.unmake_move();
+                }
+                board.unmake_move();
+            }
+        }
+        assert!(checks > 1000, "{checks} checks");
+    }
 
     /// Saying whether a move checks without playing it agrees with playing it, for every move
     /// of every position of the perft suites (Chess960 castling, en passant and promotions
