@@ -58,6 +58,22 @@ impl PieceTo {
 #[derive(Clone, Copy, Debug)]
 pub struct Continuations(pub [PieceTo; 2]);
 
+/// The rows of the quiet move tables that one position's moves are scored from (see
+/// `History::quiet_scorer`).
+pub struct QuietScorer<'a> {
+    butterfly: &'a [[i16; 64]; 64],
+    continuations: [&'a PieceToTable; 2],
+}
+
+impl QuietScorer<'_> {
+    #[inline]
+    pub fn score(&self, board: &Board, mv: Move) -> i32 {
+        let (piece, to) = (board.piece_at(mv.from()).index(), mv.to64());
+        let [one, two] = self.continuations.map(|table| table[piece][to] as i32);
+        self.butterfly[mv.from64()][to] as i32 + one + two
+    }
+}
+
 type Butterfly = [[[i16; 64]; 64]; 2];
 type PieceToTable = [[i16; 64]; Piece::COUNT];
 type CaptureTable = [[[i16; 8]; 64]; Piece::COUNT];
@@ -102,11 +118,17 @@ impl History {
     /// score plus what it did after the same moves one and two plies back.
     #[inline]
     pub fn quiet_score(&self, board: &Board, mv: Move, continuations: Continuations) -> i32 {
-        let side = board.side_to_move();
-        let (piece, to) = (board.piece_at(mv.from()).index(), mv.to64());
-        let butterfly = self.butterfly[side.index()][mv.from64()][to] as i32;
-        let [one, two] = continuations.0.map(|c| self.continuation[c.0 as usize][piece][to] as i32);
-        butterfly + one + two
+        self.quiet_scorer(board.side_to_move(), continuations).score(board, mv)
+    }
+
+    /// `quiet_score` for many moves of one position: the tables' rows for the side and the
+    /// moves before are found once.
+    #[inline]
+    pub fn quiet_scorer(&self, side: Color, continuations: Continuations) -> QuietScorer<'_> {
+        QuietScorer {
+            butterfly: &self.butterfly[side.index()],
+            continuations: continuations.0.map(|c| &self.continuation[c.0 as usize]),
+        }
     }
 
     /// How well capture (or promotion) `mv` has done before, beyond what its victim promises.

@@ -123,10 +123,11 @@ impl MovePicker {
                 },
                 Stage::GenerateQuiet if self.skip_quiets => self.stage = Stage::BadNoisy,
                 Stage::GenerateQuiet => {
-                    let (refutations, continuations) = (self.refutations, self.continuations);
+                    let refutations = self.refutations;
+                    let scorer = history.quiet_scorer(board.side_to_move(), self.continuations);
                     self.fill::<{ kind::QUIET }>(board, |mv| match refutations.iter().position(|&r| r == mv) {
                         Some(rank) => KILLER_SCORE - rank as i32,
-                        None => history.quiet_score(board, mv, continuations),
+                        None => scorer.score(board, mv),
                     });
                     self.stage = Stage::Quiet;
                 }
