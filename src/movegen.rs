@@ -47,6 +47,17 @@ impl MoveList {
         &self.moves[..self.len]
     }
 
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [Move] {
+        &mut self.moves[..self.len]
+    }
+
+    /// Empties the list, for the generator to fill it again.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = Move> + '_ {
         self.as_slice().iter().copied()
     }
@@ -113,7 +124,80 @@ pub fn count_legal_moves(board: &Board) -> usize {
 
 /// Whether `mv` is a legal move here. Moves from the transposition table need this check: a
 /// different position with the same key may have stored a move that makes no sense here.
+///
+/// Asked of the table's move at most nodes, so the usual moves (quiet moves, double pushes,
+/// plain captures) are checked on their own: the piece, the move's shape and its path, then
+/// the generator's own rules for checks and pins. Castling, en passant and promotions are
+/// rare there, and the generator settles them by producing every move.
 pub fn is_legal(board: &Board, mv: Move) -> bool {
+    let (from, to, move_flag) = (mv.from(), mv.to(), mv.flag());
+    let us = board.side_to_move();
+    let squares = board.squares();
+    let piece = squares[from];
+    if !piece.is_color(us) {
+        return false;
+    }
+    if !matches!(move_flag, flag::QUIET | flag::DOUBLE_PUSH | flag::CAPTURE) {
+        return is_generated(board, mv);
+    }
+    let lands_right = if move_flag == flag::CAPTURE { squares[to].is_color(!us) } else { squares[to].is_empty() };
+    if !lands_right || (move_flag == flag::DOUBLE_PUSH && !piece.is_kind(PieceKind::Pawn)) {
+        return false;
+    }
+    // The step the move takes, as the pin and check rules see it (0 for a knight's jump).
+    let step = match piece.kind() {
+        PieceKind::King => {
+            // As `king_moves` judges it, with the king lifted off (the same answer out of check).
+            let mut lifted = *squares;
+            lifted[from] = Piece::EMPTY;
+            return board::is_king_step(from, to) && !board.attacked_on(&lifted, to, !us);
+        }
+        PieceKind::Knight => {
+            if !is_knight_jump(from, to) {
+                return false;
+            }
+            0
+        }
+        PieceKind::Pawn => {
+            let forward = us.forward();
+            // Seen from White's side, as `pawn_moves_from` does: a pawn on the rank before
+            // promotion only promotes.
+            let relative = if us == Color::White { from.0 } else { 119 - from.0 };
+            let one = from.offset(forward);
+            let shape = match move_flag {
+                flag::QUIET => to == one,
+                flag::DOUBLE_PUSH => relative < 40 && squares[one].is_empty() && to == one.offset(forward),
+                _ => to == one.offset(dir::E) || to == one.offset(dir::W),
+            };
+            if !shape || relative > 80 {
+                return false;
+            }
+            if move_flag == flag::CAPTURE { to.0.wrapping_sub(from.0) as i8 } else { forward }
+        }
+        slider => {
+            let step = match slider {
+                PieceKind::Bishop => from.diagonal_step(to),
+                PieceKind::Rook => from.orthogonal_step(to),
+                _ => from.line_step(to),
+            };
+            if step == 0 || !board::path_is_clear(squares, from, to, step) {
+                return false;
+            }
+            step
+        }
+    };
+    let safety = KingSafety::of(board, us);
+    let answers_check = match safety.checkers {
+        0 => true,
+        1 => safety.evasion_targets.contains(to),
+        _ => false,
+    };
+    let pin_step = safety.pin_step(from);
+    answers_check && (pin_step == 0 || (step != 0 && keeps_pin(pin_step, step)))
+}
+
+/// Whether the generator produces `mv` here: the last word on a move's legality.
+fn is_generated(board: &Board, mv: Move) -> bool {
     let mut finder = MoveFinder { wanted: mv, found: false };
     generate::<{ kind::ALL }, _>(board, &mut finder);
     finder.found
@@ -637,6 +721,39 @@ mod tests {
             }
         }
         assert!(plain * 2 > all, "{plain} plain moves of {all}");
+    }
+
+    /// The table move's check agrees with the generator: for every 16-bit move in the suites'
+    /// positions, and in the positions one move after them for every move of the kinds it
+    /// settles itself (quiet moves, double pushes, plain captures) from a square of ours.
+    #[test]
+    fn legality_of_any_move_agrees_with_the_generator() {
+        let agrees = |board: &Board, moves: &mut dyn Iterator<Item = Move>| {
+            let mut legal: Vec<Move> = legal_moves(board).iter().collect();
+            legal.sort_by_key(|m| m.raw());
+            for mv in moves {
+                let expected = legal.binary_search_by_key(&mv.raw(), |m| m.raw()).is_ok();
+                assert_eq!(is_legal(board, mv), expected, "{mv} (flag {}) in {}", mv.flag(), board.to_fen());
+            }
+        };
+        let mut checked = 0;
+        for mut board in crate::perft::suite_boards() {
+            agrees(&board, &mut (0..=u16::MAX).map(Move::from_raw));
+            for first in legal_moves(&board).iter() {
+                board.make_move(first);
+                let us = board.side_to_move();
+                let ours = Square::all().filter(|&sq| board.piece_at(sq).is_color(us)).collect::<Vec<_>>();
+                let mut moves = ours.iter().flat_map(|&from| {
+                    Square::all().flat_map(move |to| {
+                        [flag::QUIET, flag::DOUBLE_PUSH, flag::CAPTURE].map(|f| Move::new(from, to, f))
+                    })
+                });
+                agrees(&board, &mut moves);
+                checked += ours.len() * 64 * 3;
+                board.unmake_move();
+            }
+        }
+        assert!(checked > 1_000_000, "{checked} moves");
     }
 
     #[test]

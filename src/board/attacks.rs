@@ -34,9 +34,15 @@ pub fn is_knight_jump(from: Square, to: Square) -> bool {
     contact(from, to) & KNIGHT_JUMP != 0
 }
 
+/// Whether a king on `from` attacks `to`.
+#[inline]
+pub fn is_king_step(from: Square, to: Square) -> bool {
+    contact(from, to) & KING_STEP != 0
+}
+
 /// True if every square strictly between `from` and `to`, walking by `step`, is empty.
 #[inline]
-fn path_is_clear(squares: &SquareMap<Piece>, from: Square, to: Square, step: i8) -> bool {
+pub fn path_is_clear(squares: &SquareMap<Piece>, from: Square, to: Square, step: i8) -> bool {
     let mut sq = from.offset(step);
     while sq != to {
         if !squares[sq].is_empty() {
@@ -60,7 +66,7 @@ impl Board {
         if squares[sq.offset(behind + dir::E)] == pawn || squares[sq.offset(behind + dir::W)] == pawn {
             return true;
         }
-        if contact(self.king_square(by), sq) & KING_STEP != 0 {
+        if is_king_step(self.king_square(by), sq) {
             return true;
         }
         for &knight in self.pieces(by, PieceKind::Knight) {
@@ -89,6 +95,50 @@ impl Board {
             }
         }
         false
+    }
+
+    /// Whether `mv`, the ordinary move (no castling, en passant or promotion) that led here,
+    /// checks the side to move. Before it that side's king was not attacked (it was the other
+    /// side's turn, in a legal position: FENs are checked for it), so a check can come only
+    /// from the piece that moved, where it landed, or along the line from the king through the
+    /// square it left.
+    #[inline]
+    pub(crate) fn checked_by(&self, mv: Move) -> bool {
+        let (from, to) = (mv.from(), mv.to());
+        let king = self.king_square(self.side);
+        let mover = !self.side;
+        let piece = self.squares[to];
+        let step = match piece.kind() {
+            PieceKind::Pawn => {
+                let ahead = to.offset(mover.forward());
+                return ahead.offset(dir::E) == king
+                    || ahead.offset(dir::W) == king
+                    || self.uncovers(king, from, mover);
+            }
+            PieceKind::Knight => return is_knight_jump(to, king) || self.uncovers(king, from, mover),
+            PieceKind::King => return self.uncovers(king, from, mover),
+            PieceKind::Bishop => king.diagonal_step(to),
+            PieceKind::Rook => king.orthogonal_step(to),
+            PieceKind::Queen => king.line_step(to),
+        };
+        (step != 0 && path_is_clear(&self.squares, king, to, step)) || self.uncovers(king, from, mover)
+    }
+
+    /// Whether the first piece on the line from `king` through `vacated` is a `by` slider
+    /// that moves along that line.
+    #[inline]
+    fn uncovers(&self, king: Square, vacated: Square, by: Color) -> bool {
+        let step = king.line_step(vacated);
+        if step == 0 {
+            return false;
+        }
+        let mut sq = king.offset(step);
+        while self.squares[sq].is_empty() {
+            sq = sq.offset(step);
+        }
+        let piece = self.squares[sq];
+        let slider = if king.diagonal_step(vacated) != 0 { PieceKind::Bishop } else { PieceKind::Rook };
+        piece == Piece::new(by, slider) || piece == Piece::new(by, PieceKind::Queen)
     }
 
     /// Whether `mv`, a legal move here, checks the opponent's king: directly, by the piece
@@ -177,6 +227,28 @@ mod tests {
         assert_eq!(checkers("4k3/8/8/8/8/8/8/q3K3 w - - 0 1"), ["a1"]);
         assert_eq!(checkers("4k3/8/8/8/8/8/8/4K2R b - - 0 1"), Vec::<String>::new());
         assert_eq!(checkers("4k3/3P4/8/8/8/8/8/4K3 b - - 0 1"), ["d7"]);
+    }
+
+    /// The check read from the last move is the one a full attack test finds, after every
+    /// move and every reply from the perft suites' positions.
+    #[test]
+    fn the_last_move_tells_the_check() {
+        let full = |board: &Board| board.is_attacked_by(board.king_square(board.side_to_move()), !board.side_to_move());
+        let mut checks = 0;
+        for mut board in crate::perft::suite_boards() {
+            for first in legal_moves(&board).iter() {
+                board.make_move(first);
+                assert_eq!(board.in_check(), full(&board), "{first} in {}", board.to_fen());
+                for reply in legal_moves(&board).iter() {
+                    board.make_move(reply);
+                    assert_eq!(board.in_check(), full(&board), "{reply} in {}", board.to_fen());
+                    checks += board.in_check() as usize;
+                    board.unmake_move();
+                }
+                board.unmake_move();
+            }
+        }
+        assert!(checks > 1000, "{checks} checks");
     }
 
     /// Saying whether a move checks without playing it agrees with playing it, for every move

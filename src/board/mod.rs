@@ -9,7 +9,7 @@ mod moves;
 mod types;
 mod zobrist;
 
-pub use attacks::is_knight_jump;
+pub use attacks::{is_king_step, is_knight_jump, path_is_clear};
 pub use castling::{Castling, right_index};
 /// Tests elsewhere write the positions they draw at random with the FEN writer's own placement.
 #[cfg(test)]
@@ -221,9 +221,21 @@ impl Board {
         self.attacked_on(&self.squares, sq, by)
     }
 
+    /// Whether the side to move is in check. After an ordinary move only that move can have
+    /// given it (see `checked_by`), which is quicker to ask than a full attack test.
     #[inline]
     pub fn in_check(&self) -> bool {
-        self.is_attacked_by(self.king_square(self.side), !self.side)
+        let checked = match self.history.last() {
+            Some(undo)
+                if undo.mv != Move::NONE
+                    && matches!(undo.mv.flag(), flag::QUIET | flag::DOUBLE_PUSH | flag::CAPTURE) =>
+            {
+                self.checked_by(undo.mv)
+            }
+            _ => self.is_attacked_by(self.king_square(self.side), !self.side),
+        };
+        debug_assert_eq!(checked, self.is_attacked_by(self.king_square(self.side), !self.side), "{}", self.to_fen());
+        checked
     }
 
     /// True when the side to move has a piece other than pawns and king: null-move pruning is

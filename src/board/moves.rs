@@ -45,6 +45,19 @@ impl Move {
         MAILBOX[(self.0 >> 6 & 63) as usize]
     }
 
+    /// The origin as an 8x8 index (`Square::index64`), read straight from the move's bits:
+    /// tables by square index need no round trip through the mailbox.
+    #[inline]
+    pub fn from64(self) -> usize {
+        (self.0 & 63) as usize
+    }
+
+    /// The destination as an 8x8 index (see `from64`).
+    #[inline]
+    pub fn to64(self) -> usize {
+        (self.0 >> 6 & 63) as usize
+    }
+
     #[inline]
     pub fn flag(self) -> u16 {
         self.0 >> 12
@@ -136,6 +149,7 @@ mod tests {
         for kind in [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen] {
             let m = Move::promotion(e7, d8, kind, true);
             assert_eq!((m.from(), m.to(), m.promoted()), (e7, d8, Some(kind)));
+            assert_eq!((m.from64(), m.to64()), (e7.index64(), d8.index64()));
             assert!(m.is_capture() && !m.is_castle() && !m.is_en_passant());
             assert_eq!(m.to_string(), format!("e7d8{}", kind.letter()));
         }

@@ -655,11 +655,19 @@ impl<const H: usize> Accumulator<H> {
         }
     }
 
-    /// `evaluate` compiled with 256-bit vectors.
+    /// `evaluate` with 256-bit vectors, written out with the processor's instructions: left to
+    /// itself the compiler vectorised the portable loops with 128-bit ones, and summed each
+    /// chunk across its lanes.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn evaluate_avx2(&self, net: &Net<H>, stm: Color, bucket: usize) -> i32 {
-        self.evaluate_with::<Portable>(net, stm, bucket)
+        let values = [&self.values[stm.index()], &self.values[(!stm).index()]];
+        let [ours, theirs] = &net.output_weights[bucket];
+        let sum = match net.shape.activation {
+            Activation::CReLU => avx2::dot::<H, false>(values, [ours, theirs]),
+            Activation::SCReLU => avx2::dot::<H, true>(values, [ours, theirs]) / QA as i64,
+        };
+        output(net, bucket, sum)
     }
 
     #[cfg(target_arch = "aarch64")]
@@ -678,13 +686,76 @@ impl<const H: usize> Accumulator<H> {
     fn evaluate_with<K: Kernels>(&self, net: &Net<H>, stm: Color, bucket: usize) -> i32 {
         let (us, them) = (&self.values[stm.index()], &self.values[(!stm).index()]);
         let [ours, theirs] = &net.output_weights[bucket];
-        // Scaled by QA · QB, the output bias's scale.
         let sum = match net.shape.activation {
             Activation::CReLU => K::crelu_dot(us, ours) + K::crelu_dot(them, theirs),
             Activation::SCReLU => (K::screlu_dot(us, ours) + K::screlu_dot(them, theirs)) / QA as i64,
         };
-        let eval = (sum + net.output_bias[bucket] as i64) * EVAL_SCALE as i64 / (QA * QB) as i64;
-        eval.clamp(-MAX_EVAL as i64, MAX_EVAL as i64) as i32
+        output(net, bucket, sum)
+    }
+}
+
+/// The evaluation in centipawns from the output layer's sum (scaled by QA · QB, the output
+/// bias's scale) for `bucket`.
+#[inline(always)]
+fn output<const H: usize>(net: &Net<H>, bucket: usize, sum: i64) -> i32 {
+    let eval = (sum + net.output_bias[bucket] as i64) * EVAL_SCALE as i64 / (QA * QB) as i64;
+    eval.clamp(-MAX_EVAL as i64, MAX_EVAL as i64) as i32
+}
+
+/// The output layer's dot products on AVX2.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{MAX_OUTPUT_WEIGHT, QA, WIDE};
+    use std::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_extract_epi32, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_max_epi16,
+        _mm256_min_epi16, _mm256_mullo_epi16, _mm256_set1_epi16, _mm256_setzero_si256,
+    };
+
+    /// 16-bit lanes in a 256-bit vector.
+    const LANES: usize = 16;
+    // Each 32-bit lane of the sum takes two products per step over both sides: at most
+    // 2 · WIDE / 8 terms of at most QA² · MAX_OUTPUT_WEIGHT.
+    const _: () = assert!((2 * WIDE / 8) as i64 * (QA * QA) as i64 * MAX_OUTPUT_WEIGHT as i64 <= i32::MAX as i64);
+
+    /// Σ over both sides of clamp(a, 0, QA) · w, or with `SQUARE` clamp(a, 0, QA)² · w: the
+    /// portable `crelu_dot` and `screlu_dot` summed, the same integers.
+    // Out of line: inlined, both activations' copies had their loads merged and hoisted above
+    // the choice between them, more than the registers hold.
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    pub fn dot<const H: usize, const SQUARE: bool>(values: [&[i16; H]; 2], weights: [&[i16; H]; 2]) -> i64 {
+        let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi16(QA as i16));
+        let mut sum = _mm256_setzero_si256();
+        for (values, weights) in values.into_iter().zip(weights) {
+            let (values, _) = values.as_chunks::<LANES>();
+            let (weights, _) = weights.as_chunks::<LANES>();
+            for (a, w) in values.iter().zip(weights) {
+                let (a, w) = (load(a), load(w));
+                let v = _mm256_min_epi16(_mm256_max_epi16(a, zero), one);
+                // v · w fits 16 bits (|w| ≤ MAX_OUTPUT_WEIGHT), so it may be multiplied there;
+                // the multiply-add then widens and adds neighbouring products.
+                let products =
+                    if SQUARE { _mm256_madd_epi16(_mm256_mullo_epi16(v, w), v) } else { _mm256_madd_epi16(v, w) };
+                sum = _mm256_add_epi32(sum, products);
+            }
+        }
+        let lanes = [
+            _mm256_extract_epi32::<0>(sum),
+            _mm256_extract_epi32::<1>(sum),
+            _mm256_extract_epi32::<2>(sum),
+            _mm256_extract_epi32::<3>(sum),
+            _mm256_extract_epi32::<4>(sum),
+            _mm256_extract_epi32::<5>(sum),
+            _mm256_extract_epi32::<6>(sum),
+            _mm256_extract_epi32::<7>(sum),
+        ];
+        lanes.iter().map(|&lane| lane as i64).sum()
+    }
+
+    #[inline(always)]
+    fn load(chunk: &[i16; LANES]) -> __m256i {
+        // SAFETY: the chunk is 32 readable bytes, and this load takes any alignment.
+        unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) }
     }
 }
 
@@ -1192,6 +1263,33 @@ mod tests {
                 assert_ne!(score, 0, "{}", board.to_fen());
             }
         }
+    }
+
+    /// The AVX2 dot products give the portable ones' sums at the extremes, where a partial sum
+    /// would overflow if one could: every value clamped to QA (or far beyond) against the
+    /// largest weights of either sign, at each width.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_largest_sums_agree_on_both_paths() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        fn extremes<const H: usize>() {
+            for weight in [MAX_OUTPUT_WEIGHT, -MAX_OUTPUT_WEIGHT, 1] {
+                for value in [QA as i16, i16::MAX, 1, -1, i16::MIN] {
+                    let (values, weights) = ([value; H], [weight; H]);
+                    let portable = [Portable::crelu_dot(&values, &weights), Portable::screlu_dot(&values, &weights)]
+                        .map(|d| 2 * d);
+                    // SAFETY: the processor has AVX2, checked above.
+                    let avx2 = unsafe {
+                        [avx2::dot::<H, false>, avx2::dot::<H, true>].map(|dot| dot([&values; 2], [&weights; 2]))
+                    };
+                    assert_eq!(avx2, portable, "width {H}, value {value}, weight {weight}");
+                }
+            }
+        }
+        extremes::<NARROW>();
+        extremes::<WIDE>();
     }
 
     /// Integer evaluation (both paths) against the formula worked in floating point, with the

@@ -50,13 +50,29 @@ impl PieceTo {
 
     /// `mv`, about to be played on `board`.
     pub fn of(board: &Board, mv: Move) -> PieceTo {
-        PieceTo((board.piece_at(mv.from()).index() * 64 + mv.to().index64()) as u16)
+        PieceTo((board.piece_at(mv.from()).index() * 64 + mv.to64()) as u16)
     }
 }
 
 /// The continuation keys of the moves one and two plies back, which a quiet move's score reads.
 #[derive(Clone, Copy, Debug)]
 pub struct Continuations(pub [PieceTo; 2]);
+
+/// The rows of the quiet move tables that one position's moves are scored from (see
+/// `History::quiet_scorer`).
+pub struct QuietScorer<'a> {
+    butterfly: &'a [[i16; 64]; 64],
+    continuations: [&'a PieceToTable; 2],
+}
+
+impl QuietScorer<'_> {
+    #[inline]
+    pub fn score(&self, board: &Board, mv: Move) -> i32 {
+        let (piece, to) = (board.piece_at(mv.from()).index(), mv.to64());
+        let [one, two] = self.continuations.map(|table| table[piece][to] as i32);
+        self.butterfly[mv.from64()][to] as i32 + one + two
+    }
+}
 
 type Butterfly = [[[i16; 64]; 64]; 2];
 type PieceToTable = [[i16; 64]; Piece::COUNT];
@@ -102,24 +118,30 @@ impl History {
     /// score plus what it did after the same moves one and two plies back.
     #[inline]
     pub fn quiet_score(&self, board: &Board, mv: Move, continuations: Continuations) -> i32 {
-        let side = board.side_to_move();
-        let (piece, to) = (board.piece_at(mv.from()).index(), mv.to().index64());
-        let butterfly = self.butterfly[side.index()][mv.from().index64()][to] as i32;
-        let [one, two] = continuations.0.map(|c| self.continuation[c.0 as usize][piece][to] as i32);
-        butterfly + one + two
+        self.quiet_scorer(board.side_to_move(), continuations).score(board, mv)
+    }
+
+    /// `quiet_score` for many moves of one position: the tables' rows for the side and the
+    /// moves before are found once.
+    #[inline]
+    pub fn quiet_scorer(&self, side: Color, continuations: Continuations) -> QuietScorer<'_> {
+        QuietScorer {
+            butterfly: &self.butterfly[side.index()],
+            continuations: continuations.0.map(|c| &self.continuation[c.0 as usize]),
+        }
     }
 
     /// How well capture (or promotion) `mv` has done before, beyond what its victim promises.
     #[inline]
     pub fn capture_score(&self, board: &Board, mv: Move) -> i32 {
-        let (piece, to) = (board.piece_at(mv.from()).index(), mv.to().index64());
+        let (piece, to) = (board.piece_at(mv.from()).index(), mv.to64());
         self.captures[piece][to][victim(board, mv)] as i32
     }
 
     /// The move that last refuted the opponent's previous move, if any.
     pub fn counter(&self, board: &Board) -> Move {
         match board.last_move() {
-            Some(prev) if prev != Move::NONE => self.counters[board.piece_at(prev.to()).index()][prev.to().index64()],
+            Some(prev) if prev != Move::NONE => self.counters[board.piece_at(prev.to()).index()][prev.to64()],
             _ => Move::NONE,
         }
     }
@@ -144,7 +166,7 @@ impl History {
                 self.update_quiet(board, mv, continuations, -bonus);
             }
             if let Some(prev) = board.last_move().filter(|&m| m != Move::NONE) {
-                self.counters[board.piece_at(prev.to()).index()][prev.to().index64()] = best;
+                self.counters[board.piece_at(prev.to()).index()][prev.to64()] = best;
             }
         }
         for &mv in captures.iter().filter(|&&m| m != best) {
@@ -154,15 +176,15 @@ impl History {
 
     fn update_quiet(&mut self, board: &Board, mv: Move, continuations: Continuations, bonus: i32) {
         let side = board.side_to_move();
-        let (piece, to) = (board.piece_at(mv.from()).index(), mv.to().index64());
-        gravity(&mut self.butterfly[side.index()][mv.from().index64()][to], bonus, MAX_HISTORY);
+        let (piece, to) = (board.piece_at(mv.from()).index(), mv.to64());
+        gravity(&mut self.butterfly[side.index()][mv.from64()][to], bonus, MAX_HISTORY);
         for c in continuations.0 {
             gravity(&mut self.continuation[c.0 as usize][piece][to], bonus, MAX_HISTORY);
         }
     }
 
     fn update_capture(&mut self, board: &Board, mv: Move, bonus: i32) {
-        let (piece, to) = (board.piece_at(mv.from()).index(), mv.to().index64());
+        let (piece, to) = (board.piece_at(mv.from()).index(), mv.to64());
         gravity(&mut self.captures[piece][to][victim(board, mv)], bonus, MAX_HISTORY);
     }
 

@@ -37,8 +37,10 @@ pub struct MovePicker {
     capture_history_divisor: i32,
     /// The main search wants every move; quiescence only captures that do not lose material.
     all_moves: bool,
-    moves: [Move; MAX_MOVES],
-    scores: [i32; MAX_MOVES],
+    /// The stage's moves, generated in place (the table move then taken out).
+    moves: MoveList,
+    /// Each move's ordering score and its index in `moves`, in one word (see `sort_key`).
+    keys: [i32; MAX_MOVES],
     len: usize,
     next: usize,
     /// Captures put off for losing material, kept in the order they were picked.
@@ -84,8 +86,8 @@ impl MovePicker {
             skip_quiets: false,
             capture_history_divisor: params.capture_history_divisor(),
             all_moves,
-            moves: [Move::NONE; MAX_MOVES],
-            scores: [0; MAX_MOVES],
+            moves: MoveList::new(),
+            keys: [0; MAX_MOVES],
             len: 0,
             next: 0,
             bad_noisy: [Move::NONE; MAX_MOVES],
@@ -121,10 +123,11 @@ impl MovePicker {
                 },
                 Stage::GenerateQuiet if self.skip_quiets => self.stage = Stage::BadNoisy,
                 Stage::GenerateQuiet => {
-                    let (refutations, continuations) = (self.refutations, self.continuations);
+                    let refutations = self.refutations;
+                    let scorer = history.quiet_scorer(board.side_to_move(), self.continuations);
                     self.fill::<{ kind::QUIET }>(board, |mv| match refutations.iter().position(|&r| r == mv) {
                         Some(rank) => KILLER_SCORE - rank as i32,
-                        None => history.quiet_score(board, mv, continuations),
+                        None => scorer.score(board, mv),
                     });
                     self.stage = Stage::Quiet;
                 }
@@ -159,28 +162,53 @@ impl MovePicker {
 
     /// Generates one stage's moves (minus the table move, already tried) and scores them.
     fn fill<const KIND: u8>(&mut self, board: &Board, score: impl Fn(Move) -> i32) {
-        let mut list = MoveList::new();
-        generate::<KIND, _>(board, &mut list);
+        self.moves.clear();
+        generate::<KIND, _>(board, &mut self.moves);
+        let moves = self.moves.as_mut_slice();
         self.len = 0;
         self.next = 0;
-        for mv in list.iter().filter(|&mv| mv != self.table_move) {
-            self.moves[self.len] = mv;
-            self.scores[self.len] = score(mv);
-            self.len += 1;
+        for i in 0..moves.len() {
+            let mv = moves[i];
+            if mv != self.table_move {
+                moves[self.len] = mv;
+                self.keys[self.len] = sort_key(score(mv), self.len);
+                self.len += 1;
+            }
         }
     }
 
-    /// Selection sort, one step at a time: most nodes need only the first few moves.
+    /// Selection sort, one step at a time: most nodes need only the first few moves. The best
+    /// score wins, and of equal scores the move at the highest index, whose key is the largest:
+    /// so the search of the remaining keys is one plain maximum, and the key says where it is.
+    /// The move displaced from the front to that place takes its new index into its key.
     fn pick_best(&mut self) -> Option<Move> {
         if self.next == self.len {
             return None;
         }
-        let best = (self.next..self.len).max_by_key(|&i| self.scores[i]).expect("range is not empty");
-        self.moves.swap(self.next, best);
-        self.scores.swap(self.next, best);
+        // A fold on values rather than `max` (which keeps a reference), so that it vectorises.
+        let key = self.keys[self.next..self.len].iter().fold(i32::MIN, |best, &key| best.max(key));
+        let best = key as usize & INDEX_MASK;
+        let moves = self.moves.as_mut_slice();
+        let mv = moves[best];
+        moves[best] = moves[self.next];
+        self.keys[best] = sort_key(self.keys[self.next] >> INDEX_BITS, best);
         self.next += 1;
-        Some(self.moves[self.next - 1])
+        Some(mv)
     }
+}
+
+/// Bits of a sort key that hold the move's index: enough for `MAX_MOVES`.
+const INDEX_BITS: u32 = 8;
+const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
+const _: () = assert!(MAX_MOVES <= 1 << INDEX_BITS);
+
+/// `score` and `index` in one word that orders as the pair does. Scores stay far inside the
+/// 24 bits left: killers are 2^20, histories a few times `MAX_HISTORY`, captures a few
+/// thousand.
+#[inline(always)]
+fn sort_key(score: i32, index: usize) -> i32 {
+    debug_assert!(score.unsigned_abs() < 1 << (31 - INDEX_BITS), "score {score} out of the key's range");
+    score << INDEX_BITS | index as i32
 }
 
 /// What a victim (or a promotion) is worth for ordering: whole pawns, so that a knight and a
@@ -194,4 +222,44 @@ fn capture_score(board: &Board, mv: Move) -> i32 {
     let victim = board.captured(mv).map_or(0, victim_value);
     let promotion = mv.promoted().map_or(0, victim_value);
     victim * 8 + promotion - board.piece_at(mv.from()).kind().index() as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Square, flag};
+    use crate::movegen::MoveSink;
+
+    /// Picking by key gives the order the plain selection sort gave (the last of equal
+    /// scores first, each pick swapping the front move into the picked one's place), which the
+    /// search's node counts depend on: over lists long and short, with many equal scores.
+    #[test]
+    fn keys_pick_in_the_selection_sort_order() {
+        let mut state = 11u64;
+        let mut random = |range: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % range
+        };
+        for round in 0..2000 {
+            let len = random(80) as usize;
+            let spread = [3, 50, 1 << 21][round % 3];
+            let mut moves: Vec<Move> = (0..len)
+                .map(|i| Move::new(Square::from_index64(i % 64), Square::from_index64(63 - i / 64), flag::QUIET))
+                .collect();
+            let mut scores: Vec<i32> = (0..len).map(|_| random(2 * spread) as i32 - spread as i32).collect();
+            let mut picker = MovePicker::noisy(Move::NONE, &Params::default());
+            for (i, (&mv, &score)) in moves.iter().zip(&scores).enumerate() {
+                picker.moves.push(mv);
+                picker.keys[i] = sort_key(score, i);
+            }
+            picker.len = len;
+            for next in 0..len {
+                let best = (next..len).max_by_key(|&i| scores[i]).unwrap();
+                moves.swap(next, best);
+                scores.swap(next, best);
+                assert_eq!(picker.pick_best(), Some(moves[next]), "round {round}, pick {next}");
+            }
+            assert_eq!(picker.pick_best(), None);
+        }
+    }
 }

@@ -2,7 +2,9 @@
 //! the exchange on its square has done so, cheapest first. It decides which captures are
 //! worth searching early (or at all).
 
-use crate::board::{Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, dir};
+use crate::board::{
+    Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, dir, is_king_step, is_knight_jump,
+};
 
 /// Whether `mv` wins at least `threshold` centipawns once the exchange it starts is played out,
 /// each side free to stop capturing when that suits it. Pins are ignored.
@@ -35,13 +37,13 @@ pub fn see_ge(board: &Board, mv: Move, threshold: i32) -> bool {
     let mut result = true;
     loop {
         side = !side;
-        let Some((sq, kind)) = least_valuable_attacker(squares, to, side, removed) else {
+        let Some((sq, kind)) = least_valuable_attacker(board, to, side, removed) else {
             break;
         };
         result = !result;
         if kind == PieceKind::King {
             // The king may only take last: if the other side can still recapture, it cannot.
-            return if least_valuable_attacker(squares, to, !side, removed).is_some() { !result } else { result };
+            return if least_valuable_attacker(board, to, !side, removed).is_some() { !result } else { result };
         }
         swap = kind.value() - swap;
         if swap < i32::from(result) {
@@ -54,46 +56,84 @@ pub fn see_ge(board: &Board, mv: Move, threshold: i32) -> bool {
 
 /// The cheapest `side` piece attacking `target`, treating `removed` squares as empty (their
 /// pieces have already been exchanged, which also opens lines for the pieces behind them).
+///
+/// The attackers are found from `side`'s piece lists, kind by kind from the cheapest, with
+/// the line tables saying which sliders share a line with `target`; only such a line is
+/// walked, to see that nothing but removed pieces stands between. Of two sliders of one kind
+/// the one in the earlier direction of `DIRECTION_RANK` is taken, the piece a walk of the rays
+/// in that order would meet first, so that the exchange (and the x-rays it opens) plays out
+/// the same whichever of them the lists name first.
 fn least_valuable_attacker(
-    squares: &SquareMap<Piece>,
+    board: &Board,
     target: Square,
     side: Color,
     removed: SquareSet,
 ) -> Option<(Square, PieceKind)> {
-    let present = |sq: Square, kind: PieceKind| squares[sq] == Piece::new(side, kind) && !removed.contains(sq);
+    let squares = board.squares();
+    let pawn = Piece::new(side, PieceKind::Pawn);
     let behind = -side.forward();
     for step in [behind + dir::E, behind + dir::W] {
-        if present(target.offset(step), PieceKind::Pawn) {
-            return Some((target.offset(step), PieceKind::Pawn));
+        let sq = target.offset(step);
+        if squares[sq] == pawn && !removed.contains(sq) {
+            return Some((sq, PieceKind::Pawn));
         }
     }
-    for step in dir::KNIGHT {
-        if present(target.offset(step), PieceKind::Knight) {
-            return Some((target.offset(step), PieceKind::Knight));
+    // Knights never stand on a line through the target, so which of two goes first changes
+    // nothing that follows.
+    for &sq in board.pieces(side, PieceKind::Knight) {
+        if is_knight_jump(sq, target) && !removed.contains(sq) {
+            return Some((sq, PieceKind::Knight));
         }
     }
-    let mut best: Option<(Square, PieceKind)> = None;
-    for (steps, slider) in [(dir::DIAGONAL, PieceKind::Bishop), (dir::ORTHOGONAL, PieceKind::Rook)] {
-        for step in steps {
-            let mut sq = target.offset(step);
-            while squares[sq].is_empty() || removed.contains(sq) {
-                sq = sq.offset(step);
+    for kind in [PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen] {
+        let mut best: Option<(u8, Square)> = None;
+        for &sq in board.pieces(side, kind) {
+            let step = match kind {
+                PieceKind::Bishop => target.diagonal_step(sq),
+                PieceKind::Rook => target.orthogonal_step(sq),
+                _ => target.line_step(sq),
+            };
+            if step != 0 && !removed.contains(sq) && line_is_open(squares, target, sq, step, removed) {
+                let rank = DIRECTION_RANK[(step + 11) as usize];
+                if best.is_none_or(|(r, _)| rank < r) {
+                    best = Some((rank, sq));
+                }
             }
-            let piece = squares[sq];
-            let attacks = piece.is_color(side) && (piece.kind() == slider || piece.kind() == PieceKind::Queen);
-            if attacks && best.is_none_or(|(_, kind)| piece.kind() < kind) {
-                best = Some((sq, piece.kind()));
-            }
+        }
+        if let Some((_, sq)) = best {
+            return Some((sq, kind));
         }
     }
-    if best.is_some() {
-        return best;
+    let king = board.king_square(side);
+    (is_king_step(king, target) && !removed.contains(king)).then_some((king, PieceKind::King))
+}
+
+/// The order in which sliders of one kind are preferred, by the step from the target towards
+/// them (indexed by step + 11): the diagonals north-east, north-west, south-east, south-west,
+/// then north, south, east and west.
+const DIRECTION_RANK: [u8; 23] = {
+    let mut rank = [u8::MAX; 23];
+    let order = [dir::NE, dir::NW, dir::SE, dir::SW, dir::N, dir::S, dir::E, dir::W];
+    let mut i = 0;
+    while i < order.len() {
+        rank[(order[i] + 11) as usize] = i as u8;
+        i += 1;
     }
-    dir::KING
-        .iter()
-        .map(|&step| target.offset(step))
-        .find(|&sq| present(sq, PieceKind::King))
-        .map(|sq| (sq, PieceKind::King))
+    rank
+};
+
+/// Whether every square strictly between `from` and `to`, walking by `step`, is empty or
+/// `removed`.
+#[inline]
+fn line_is_open(squares: &SquareMap<Piece>, from: Square, to: Square, step: i8, removed: SquareSet) -> bool {
+    let mut sq = from.offset(step);
+    while sq != to {
+        if !squares[sq].is_empty() && !removed.contains(sq) {
+            return false;
+        }
+        sq = sq.offset(step);
+    }
+    true
 }
 
 #[cfg(test)]
@@ -122,6 +162,79 @@ mod tests {
         assert!(see_at_least(fen, "f3e5", 100));
         let fen = "8/8/4k3/4p3/8/5N2/8/5K2 w - - 0 1";
         assert!(see_at_least(fen, "f3e5", -220) && !see_at_least(fen, "f3e5", -219));
+    }
+
+    /// The least valuable attacker as it was first found, walking the eight rays out of the
+    /// target: the piece-list search must name the same piece at every step of every exchange.
+    fn attacker_by_rays(board: &Board, target: Square, side: Color, removed: SquareSet) -> Option<(Square, PieceKind)> {
+        let squares = board.squares();
+        let present = |sq: Square, kind: PieceKind| squares[sq] == Piece::new(side, kind) && !removed.contains(sq);
+        let behind = -side.forward();
+        let contact = |steps: &[i8], kind| steps.iter().map(|&s| target.offset(s)).find(|&sq| present(sq, kind));
+        if let Some(sq) = contact(&[behind + dir::E, behind + dir::W], PieceKind::Pawn) {
+            return Some((sq, PieceKind::Pawn));
+        }
+        if let Some(sq) = contact(&dir::KNIGHT, PieceKind::Knight) {
+            return Some((sq, PieceKind::Knight));
+        }
+        let mut best: Option<(Square, PieceKind)> = None;
+        for (steps, slider) in [(dir::DIAGONAL, PieceKind::Bishop), (dir::ORTHOGONAL, PieceKind::Rook)] {
+            for step in steps {
+                let mut sq = target.offset(step);
+                while squares[sq].is_empty() || removed.contains(sq) {
+                    sq = sq.offset(step);
+                }
+                let piece = squares[sq];
+                let attacks = piece.is_color(side) && (piece.kind() == slider || piece.kind() == PieceKind::Queen);
+                if attacks && best.is_none_or(|(_, kind)| piece.kind() < kind) {
+                    best = Some((sq, piece.kind()));
+                }
+            }
+        }
+        best.or_else(|| contact(&dir::KING, PieceKind::King).map(|sq| (sq, PieceKind::King)))
+    }
+
+    /// On every square of the suites' positions and of the positions one move after them,
+    /// exchanges played out attacker by attacker (each side in turn, either side first) meet
+    /// the same attackers in the same order both ways.
+    #[test]
+    fn attackers_from_the_lists_are_those_the_rays_meet() {
+        let mut steps = 0;
+        for mut board in crate::perft::suite_boards() {
+            for mv in crate::movegen::legal_moves(&board).iter().chain([Move::NONE]) {
+                if mv != Move::NONE {
+                    board.make_move(mv);
+                }
+                for target in Square::all() {
+                    for first in Color::BOTH {
+                        let (mut side, mut removed, mut stuck) = (first, SquareSet::EMPTY, 0);
+                        while stuck < 2 {
+                            let found = least_valuable_attacker(&board, target, side, removed);
+                            let expected = attacker_by_rays(&board, target, side, removed);
+                            // Of two knights either may go first (see the function): only
+                            // the kind must agree.
+                            let square = |(sq, kind): (Square, PieceKind)| (kind != PieceKind::Knight).then_some(sq);
+                            let fen = board.to_fen();
+                            assert_eq!(found.map(|f| f.1), expected.map(|e| e.1), "{target} in {fen}");
+                            assert_eq!(found.and_then(square), expected.and_then(square), "{target} in {fen}");
+                            match found {
+                                Some((sq, _)) => {
+                                    removed.insert(sq);
+                                    stuck = 0;
+                                    steps += 1;
+                                }
+                                None => stuck += 1,
+                            }
+                            side = !side;
+                        }
+                    }
+                }
+                if mv != Move::NONE {
+                    board.unmake_move();
+                }
+            }
+        }
+        assert!(steps > 100_000, "{steps} attackers");
     }
 
     #[test]

@@ -122,9 +122,14 @@ impl TranspositionTable {
     }
 
     pub fn clear(&self) {
-        for entry in self.clusters.iter().flat_map(|c| c.0.iter()) {
-            entry.check.store(0, Ordering::Relaxed);
-            entry.data.store(0, Ordering::Relaxed);
+        // Nested loops rather than a flattened iterator, which cost three times the
+        // instructions per entry: clearing is all of `ucinewgame`'s time, and `bench` clears
+        // before every position.
+        for cluster in &self.clusters {
+            for entry in &cluster.0 {
+                entry.check.store(0, Ordering::Relaxed);
+                entry.data.store(0, Ordering::Relaxed);
+            }
         }
         self.generation.store(0, Ordering::Relaxed);
     }
