@@ -144,7 +144,11 @@ pub(super) struct Control {
     /// When `ponderhit` came. Our clock runs from then, not from when the main thread next
     /// looks at the flags: on a busy machine that can be tens of milliseconds later.
     ponder_hit: Mutex<Option<Instant>>,
+    /// One per possible thread; the first `threads` belong to the search under way.
     counters: Box<[Counters]>,
+    /// The search's number of threads: the sums read only their counters, not all 256 lines
+    /// (the main thread sums them every thousand nodes).
+    threads: AtomicUsize,
 }
 
 impl Control {
@@ -154,18 +158,25 @@ impl Control {
             pondering: AtomicBool::new(false),
             ponder_hit: Mutex::new(None),
             counters: (0..MAX_THREADS).map(|_| Counters::default()).collect(),
+            threads: AtomicUsize::new(1),
         }
     }
 
-    /// Ready for a new search.
-    fn reset(&self, pondering: bool) {
+    /// Ready for a new search on `threads` threads.
+    fn reset(&self, pondering: bool, threads: usize) {
         self.stop.store(false, Ordering::SeqCst);
         self.pondering.store(pondering, Ordering::SeqCst);
         *lock(&self.ponder_hit) = None;
-        for counters in self.counters.iter() {
+        self.threads.store(threads.clamp(1, MAX_THREADS), Ordering::Relaxed);
+        for counters in self.active() {
             counters.nodes.store(0, Ordering::Relaxed);
             counters.tb_hits.store(0, Ordering::Relaxed);
         }
+    }
+
+    /// The counters of the search's threads.
+    fn active(&self) -> &[Counters] {
+        &self.counters[..self.threads.load(Ordering::Relaxed)]
     }
 
     /// When the ponder hit came, if it has.
@@ -181,7 +192,7 @@ impl Control {
     /// All threads' nodes, counting the caller's exact figure instead of its last published one.
     pub fn total_nodes(&self, thread: usize, nodes: u64) -> u64 {
         let others: u64 = self
-            .counters
+            .active()
             .iter()
             .enumerate()
             .filter(|&(i, _)| i != thread)
@@ -196,7 +207,7 @@ impl Control {
 
     /// Tablebase hits, all threads together.
     pub fn tb_hits(&self) -> u64 {
-        self.counters.iter().map(|c| c.tb_hits.load(Ordering::Relaxed)).sum()
+        self.active().iter().map(|c| c.tb_hits.load(Ordering::Relaxed)).sum()
     }
 }
 
@@ -647,7 +658,7 @@ impl Searcher {
         self.wait();
         // The last search's deadline must not stop this one.
         self.set_deadline(None);
-        self.control.reset(limits.ponder);
+        self.control.reset(limits.ponder, self.states.len());
         self.tt.new_search();
         // A level plays with the hand-crafted evaluation: its calibration against Stockfish's
         // scale (`strength.rs`) was measured with it.
