@@ -7,8 +7,10 @@
 # accepts either hypothesis or after ROUNDS game pairs. ELO0=none plays exactly ROUNDS pairs
 # with no test, for a figure with its error bars (e.g. 300 pairs at 10+0.1 for 600 games).
 # ADJUDICATE=1 ends a game that both engines agree is won (three moves each over 1000 cp) or
-# dead drawn (eight moves each within 10 cp after move 40), as OpenBench does, to save time. The PGN and the log go to OUT (a
-# folder; default $SENTINEL_DATA/matches, SENTINEL_DATA being ~/sentinel-data unless set).
+# dead drawn (eight moves each within 10 cp after move 40), as OpenBench does, to save time.
+# The PGN and the log go to OUT (a folder; default $SENTINEL_DATA/matches, SENTINEL_DATA being
+# ~/sentinel-data unless set). A test cut off goes on from its last 20-game save with
+# `cd OUT && fastchess -config file=config.json`.
 # fastchess is the one on PATH, or the one tools/build-fastchess.sh builds; FASTCHESS names
 # another. fastchess reports illegal moves, time losses and crashes (disconnects) in its
 # summary and in the log. NEW_OPTIONS and BASE_OPTIONS give
@@ -40,7 +42,8 @@ case $tc in
 nodes=*) limit="tc=inf $tc" ;;
 *) limit="tc=$tc" ;;
 esac
-# fastchess writes its config.json into the working folder: keep it with the games.
+# fastchess writes its config.json (the settings and the score so far) into the working
+# folder: keep it with the games, for a resumed test.
 cd "$out"
 sprt="-sprt elo0=$elo0 elo1=$elo1 alpha=0.05 beta=0.05 model=logistic"
 [ "$elo0" = none ] && sprt=
