@@ -135,8 +135,10 @@ tunables! {
     correction_divisor = 32, 16..=64, 4;
     /// Time: moves the rest of the game is assumed to take when the clock does not say.
     expected_moves_left = 30, 15..=50, 2;
+    /// Time: the percentage of each increment still to come that the plan counts on.
+    increment_percent = 100, 60..=160, 5;
     /// Time: no iteration starts past this percentage of the time the search's state allows.
-    iteration_start_percent = 60, 40..=80, 4;
+    iteration_start_percent = 60, 40..=100, 4;
     /// Time: the share of the optimum with an unstable best move (percent), less
     /// `stability_step` per iteration it has held (up to six).
     stability_base = 130, 100..=170, 5;

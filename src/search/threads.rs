@@ -118,7 +118,7 @@ impl Job {
 
     /// A helper's part: searches until the main thread stops it, only filling the table.
     fn help(&self, id: usize, state: &mut ThreadState) {
-        let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO, 1);
+        let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO, &self.params);
         let mut worker = Worker::new(id, self.board.clone(), self.shared(), state, self.limits.clone(), time);
         worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
     }
@@ -667,7 +667,7 @@ impl Searcher {
             self.tt.clear();
             self.table_evaluation = evaluation.clone();
         }
-        let time = TimeManager::new(&limits, self.move_overhead, self.params.expected_moves_left() as u32);
+        let time = TimeManager::new(&limits, self.move_overhead, &self.params);
         self.hard_limit = time.maximum();
         if !limits.ponder {
             self.set_deadline(self.hard_limit.map(|limit| time.clock_start() + limit));
@@ -820,7 +820,7 @@ mod tests {
         let shared = Shared { tt: &tt, control: &control, evaluation: &evaluation, params: &params, tablebases: None };
         let mut state = ThreadState::new(&evaluation);
         let board = Board::from_fen(START_FEN).unwrap();
-        let time = TimeManager::new(&Limits::default(), Duration::ZERO, 30);
+        let time = TimeManager::new(&Limits::default(), Duration::ZERO, &Params::default());
         let mut worker = Worker::new(0, board.clone(), shared, &mut state, Limits::default(), time);
         let knight = parse_move(&board, "g1f3").unwrap();
         worker.make_move(knight, 0);

@@ -6,6 +6,7 @@
 //! of what is left on the clock, so the engine cannot lose on time.
 
 use super::Limits;
+use super::params::Params;
 use std::time::{Duration, Instant};
 
 pub struct TimeManager {
@@ -19,9 +20,8 @@ pub struct TimeManager {
 
 impl TimeManager {
     /// The limits for a search under `limits`, setting `overhead` aside for every move still
-    /// to play, and assuming the game lasts `expected_moves_left` more moves when the clock
-    /// does not say.
-    pub fn new(limits: &Limits, overhead: Duration, expected_moves_left: u32) -> TimeManager {
+    /// to play, with the time rules of `params`.
+    pub fn new(limits: &Limits, overhead: Duration, params: &Params) -> TimeManager {
         let start = Instant::now();
         let manager = |optimum, maximum| TimeManager { start, clock_start: start, optimum, maximum };
         if limits.infinite {
@@ -38,13 +38,17 @@ impl TimeManager {
         };
         // Times beyond any real clock are taken as the largest allowed, so nothing overflows.
         let (remaining, increment) = (clock.remaining.min(Limits::MAX_TIME), clock.increment.min(Limits::MAX_TIME));
-        // Spread what is left over the moves still to play, counting their increments, but
-        // set aside the overhead for every one of those moves: the clock then settles, late
-        // in a game on increment, near that reserve instead of running down to nothing, and
-        // a stall of the machine or the GUI costs no game.
-        let expected = expected_moves_left.max(1);
+        // Spread what is left over the moves still to play (`expected_moves_left` when the
+        // clock does not say), counting their increments, but set aside the overhead for
+        // every one of those moves: the clock then settles, late in a game on increment, near
+        // that reserve instead of running down to nothing, and a stall of the machine or the
+        // GUI costs no game. The increments count `increment_percent` of their size: a search
+        // ends before its optimum more often than after it, so counting them at par leaves a
+        // second or more on the clock at the end of a long game.
+        let expected = (params.expected_moves_left() as u32).max(1);
         let moves_left = clock.moves_to_go.map_or(expected, |m| m.clamp(1, expected));
-        let total = (remaining + increment * (moves_left - 1)).saturating_sub(overhead * moves_left);
+        let increments = (increment * (moves_left - 1)).mul_f64(params.increment_percent() as f64 / 100.0);
+        let total = (remaining + increments).saturating_sub(overhead * moves_left);
         let optimum = total / moves_left;
         // The hard limit may stretch to four times the optimum, but only by a quarter of what
         // the clock holds beyond the reserve, so that even a search that always runs to its
@@ -97,8 +101,8 @@ mod tests {
     use super::*;
     use crate::search::Clock;
 
-    fn moves_left() -> u32 {
-        crate::search::params::Params::default().expected_moves_left() as u32
+    fn params() -> Params {
+        Params::default()
     }
 
     fn clock(remaining_ms: u64, increment_ms: u64, moves_to_go: Option<u32>) -> Limits {
@@ -118,7 +122,7 @@ mod tests {
         for (start_ms, increment_ms) in [(1000, 10), (3000, 30), (10000, 100)] {
             let mut remaining = start_ms;
             for _ in 0..300 {
-                let tm = TimeManager::new(&clock(remaining, increment_ms, None), overhead, moves_left());
+                let tm = TimeManager::new(&clock(remaining, increment_ms, None), overhead, &params());
                 let used = tm.maximum.unwrap().as_millis() as u64 + 5;
                 remaining = remaining.saturating_sub(used) + increment_ms;
             }
@@ -126,11 +130,33 @@ mod tests {
         }
     }
 
+    /// Counting the increments at the most a tuner may set, the plan overspends and the
+    /// reserve goes, but a game in which every search runs to its hard limit and loses 5 ms
+    /// more to the GUI still never runs out of time.
+    #[cfg(feature = "spsa")]
+    #[test]
+    fn the_largest_increment_share_never_runs_out() {
+        let tunables = crate::search::params::TUNABLES;
+        let index = tunables.iter().position(|t| t.name == "increment_percent").unwrap();
+        let mut params = params();
+        params.set(index, tunables[index].max);
+        let overhead = Duration::from_millis(10);
+        for (start_ms, increment_ms) in [(1000, 10), (3000, 30), (10000, 100)] {
+            let mut remaining: u64 = start_ms;
+            for _ in 0..300 {
+                let tm = TimeManager::new(&clock(remaining, increment_ms, None), overhead, &params);
+                let used = tm.maximum.unwrap().as_millis() as u64 + 5;
+                assert!(used < remaining, "{start_ms}+{increment_ms}: {used} ms of {remaining}");
+                remaining = remaining - used + increment_ms;
+            }
+        }
+    }
+
     #[test]
     fn never_plans_beyond_the_clock() {
         let overhead = Duration::from_millis(20);
         for limits in [clock(1000, 10, None), clock(50, 0, None), clock(10, 0, None), clock(5000, 0, Some(1))] {
-            let tm = TimeManager::new(&limits, overhead, moves_left());
+            let tm = TimeManager::new(&limits, overhead, &params());
             let remaining = limits.clock.unwrap().remaining;
             assert!(tm.maximum.unwrap() + overhead <= remaining.max(overhead));
             assert!(tm.optimum.unwrap() <= tm.maximum.unwrap());
@@ -144,19 +170,19 @@ mod tests {
         for (remaining, increment) in [(huge, huge), (huge, Duration::ZERO), (Duration::ZERO, huge)] {
             for moves_to_go in [None, Some(1), Some(u32::MAX)] {
                 let limits = Limits { clock: Some(Clock { remaining, increment, moves_to_go }), ..Limits::default() };
-                let tm = TimeManager::new(&limits, Duration::from_millis(10), moves_left());
+                let tm = TimeManager::new(&limits, Duration::from_millis(10), &params());
                 assert!(tm.maximum.unwrap() <= Limits::MAX_TIME);
             }
         }
         let limits = Limits { movetime: Some(huge), ..Limits::default() };
-        assert!(TimeManager::new(&limits, Duration::ZERO, moves_left()).maximum.unwrap() <= Limits::MAX_TIME);
+        assert!(TimeManager::new(&limits, Duration::ZERO, &params()).maximum.unwrap() <= Limits::MAX_TIME);
     }
 
     /// After a ponder hit the clock starts again, but reports keep counting from the start.
     #[test]
     fn a_restart_moves_the_clock_not_the_reports() {
         let limits = Limits { movetime: Some(Duration::from_millis(50)), ..Limits::default() };
-        let mut tm = TimeManager::new(&limits, Duration::ZERO, moves_left());
+        let mut tm = TimeManager::new(&limits, Duration::ZERO, &params());
         std::thread::sleep(Duration::from_millis(60));
         assert!(tm.out_of_time());
         tm.restart(Instant::now());
@@ -170,7 +196,7 @@ mod tests {
     #[test]
     fn movetime_is_spent_in_full() {
         let limits = Limits { movetime: Some(Duration::from_millis(300)), ..Limits::default() };
-        let tm = TimeManager::new(&limits, Duration::from_millis(200), moves_left());
+        let tm = TimeManager::new(&limits, Duration::from_millis(200), &params());
         assert_eq!(tm.maximum, Some(Duration::from_millis(300)));
     }
 }
