@@ -17,8 +17,12 @@ speed-up to a depth is always well below the node rate's. Only the standard libr
 """
 
 import argparse
-import subprocess
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from uci_engine import Engine  # noqa: E402 (the path above first)
 
 # Middle-game positions of several kinds (closed, open, both sides castled, kings exposed).
 POSITIONS = [
@@ -33,62 +37,31 @@ POSITIONS = [
 ]
 
 
-class Engine:
-    def __init__(self, command, threads, hash_mb):
-        self.process = subprocess.Popen([command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.send("uci")
-        self.wait_for("uciok")
-        self.send(f"setoption name Threads value {threads}")
-        self.send(f"setoption name Hash value {hash_mb}")
-        self.send("isready")
-        self.wait_for("readyok")
-
-    def send(self, line):
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def wait_for(self, prefix):
-        """The lines up to and including the first that starts with `prefix`."""
-        lines = []
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError("the engine closed its output")
-            lines.append(line.strip())
-            if line.startswith(prefix):
-                return lines
-
-    def search(self, fen, go):
-        """Seconds to `bestmove` (taken here), and the nodes and milliseconds of the last
-        report that has both."""
-        self.send("ucinewgame")
-        self.send(f"position fen {fen}")
-        self.send("isready")
-        self.wait_for("readyok")
-        start = time.perf_counter()
-        self.send(f"go {go}")
-        lines = self.wait_for("bestmove")
-        elapsed = time.perf_counter() - start
-        nodes = millis = 0
-        for line in lines:
-            words = line.split()
-            if words[0] == "info" and "nodes" in words and "time" in words:
-                nodes = int(words[words.index("nodes") + 1])
-                millis = int(words[words.index("time") + 1])
-        return elapsed, nodes, millis
-
-    def quit(self):
-        self.send("quit")
-        self.process.wait(timeout=10)
+def search(engine, fen, go):
+    """Seconds to `bestmove` (taken here), and the nodes and milliseconds of the last report
+    that has both."""
+    engine.send("ucinewgame")
+    engine.send(f"position fen {fen}")
+    engine.ready()
+    start = time.perf_counter()
+    engine.send(f"go {go}")
+    lines = engine.wait_for("bestmove")
+    elapsed = time.perf_counter() - start
+    nodes = millis = 0
+    for line in lines:
+        words = line.split()
+        if words[0] == "info" and "nodes" in words and "time" in words:
+            nodes = int(words[words.index("nodes") + 1])
+            millis = int(words[words.index("time") + 1])
+    return elapsed, nodes, millis
 
 
 def nps(args):
-    engines = [Engine(command, 1, args.hash) for command in args.engine]
+    engines = [Engine(command, {"Threads": 1, "Hash": args.hash}) for command in args.engine]
     totals = [[0, 0] for _ in engines]
     for fen in POSITIONS[:args.positions]:
         for engine, total in zip(engines, totals):
-            _, nodes, millis = engine.search(fen, f"movetime {args.movetime}")
+            _, nodes, millis = search(engine, fen, f"movetime {args.movetime}")
             total[0] += nodes
             total[1] += millis
     print(f"one thread, go movetime {args.movetime}, {args.positions} positions, Hash {args.hash}")
@@ -106,10 +79,10 @@ def smp(args):
     print("threads  time (s)  speed-up  Mnps    nps efficiency")
     reference = None
     for threads in map(int, args.threads.split(",")):
-        engine = Engine(command, threads, args.hash)
+        engine = Engine(command, {"Threads": threads, "Hash": args.hash})
         total_time = total_nodes = 0
         for fen in POSITIONS[:args.positions]:
-            elapsed, nodes, _ = engine.search(fen, f"depth {args.depth}")
+            elapsed, nodes, _ = search(engine, fen, f"depth {args.depth}")
             total_time += elapsed
             total_nodes += nodes
         engine.quit()

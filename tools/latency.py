@@ -15,43 +15,18 @@ and its peak (VmHWM) from /proc. Only the standard library is needed.
 import argparse
 import random
 import statistics
-import subprocess
 import time
 
+from uci_engine import Engine
 
-class Engine:
-    def __init__(self, command):
-        self.process = subprocess.Popen([command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.send("uci")
-        self.wait_for("uciok")
 
-    def send(self, line):
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
-
-    def wait_for(self, prefix):
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError("the engine closed its output")
-            if line.startswith(prefix):
-                return line.strip()
-
-    def ready(self):
-        self.send("isready")
-        self.wait_for("readyok")
-
-    def memory_mb(self, field):
-        with open(f"/proc/{self.process.pid}/status") as status:
-            for line in status:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) / 1024
-        return 0.0
-
-    def quit(self):
-        self.send("quit")
-        self.process.wait(timeout=10)
+def memory_mb(engine, field):
+    """The engine process's `field` of /proc/PID/status (VmRSS, VmHWM), in MB."""
+    with open(f"/proc/{engine.process.pid}/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def summary(name, values):
@@ -61,9 +36,7 @@ def summary(name, values):
 
 def engine_at(args, threads, moves):
     """A fresh engine with `threads` threads, ready in the start position after `moves`."""
-    engine = Engine(args.engine)
-    engine.send(f"setoption name Threads value {threads}")
-    engine.send(f"setoption name Move Overhead value {args.overhead}")
+    engine = Engine(args.engine, {"Threads": threads, "Move Overhead": args.overhead})
     engine.send(f"position startpos moves {moves}")
     engine.ready()
     return engine
@@ -97,14 +70,14 @@ def movetime_overshoot(args, threads):
 
 def hash_memory(args, hash_mb):
     engine = Engine(args.engine)
-    idle = engine.memory_mb("VmRSS")
+    idle = memory_mb(engine, "VmRSS")
     engine.send(f"setoption name Hash value {hash_mb}")
     # A new game clears the table, which touches every page of it.
     engine.send("ucinewgame")
     engine.send("position startpos")
     engine.send("go movetime 1000")
     engine.wait_for("bestmove")
-    peak = engine.memory_mb("VmHWM")
+    peak = memory_mb(engine, "VmHWM")
     engine.quit()
     return f"Hash {hash_mb}: resident {peak:.1f} MB at peak ({peak - hash_mb:+.1f} MB over the table; {idle:.1f} MB before)"
 
@@ -112,9 +85,7 @@ def hash_memory(args, hash_mb):
 def many_games(args):
     """One engine plays itself `--games` quick games (a few hundred nodes a move), with a new
     game each time; its resident memory is read along the way."""
-    engine = Engine(args.engine)
-    engine.send(f"setoption name Hash value {args.hash}")
-    engine.ready()
+    engine = Engine(args.engine, {"Hash": args.hash})
     readings = {}
     marks = {1, 10, 100, args.games // 2, args.games}
     for game in range(1, args.games + 1):
@@ -123,12 +94,12 @@ def many_games(args):
         for _ in range(args.max_plies):
             engine.send("position startpos moves " + " ".join(moves) if moves else "position startpos")
             engine.send(f"go nodes {args.nodes}")
-            best = engine.wait_for("bestmove").split()[1]
+            best = engine.wait_for("bestmove")[-1].split()[1]
             if best == "0000":
                 break
             moves.append(best)
         if game in marks:
-            readings[game] = engine.memory_mb("VmRSS")
+            readings[game] = memory_mb(engine, "VmRSS")
     engine.quit()
     text = ", ".join(f"after {g}: {mb:.1f} MB" for g, mb in sorted(readings.items()))
     return f"{args.games} games with Hash {args.hash}, resident {text}"
