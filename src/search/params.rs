@@ -138,7 +138,7 @@ tunables! {
     /// Time: the percentage of each increment still to come that the plan counts on.
     increment_percent = 100, 60..=160, 5;
     /// Time: no iteration starts past this percentage of the time the search's state allows.
-    iteration_start_percent = 60, 40..=100, 4;
+    iteration_start_percent = 80, 40..=100, 4;
     /// Time: the share of the optimum with an unstable best move (percent), less
     /// `stability_step` per iteration it has held (up to six).
     stability_base = 130, 100..=170, 5;
