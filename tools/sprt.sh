@@ -3,7 +3,8 @@
 #
 # A sequential probability ratio test of two Sentinel binaries (or any UCI engines) with
 # fastchess: both colours of each opening of tools/openings.epd (OPENINGS names another file) in random order, one
-# thread each, two games at once, logistic Elo, alpha = beta = 0.05. It stops when the test
+# thread each, two games at once (CONCURRENCY sets how many: one per core on a larger
+# machine), logistic Elo, alpha = beta = 0.05. It stops when the test
 # accepts either hypothesis or after ROUNDS game pairs. ELO0=none plays exactly ROUNDS pairs
 # with no test, for a figure with its error bars (e.g. 300 pairs at 10+0.1 for 600 games).
 # ADJUDICATE=1 ends a game that both engines agree is won (three moves each over 1000 cp) or
@@ -67,7 +68,7 @@ exec "$fastchess" \
     -engine cmd="$base" name="$base_name" $(options "${BASE_OPTIONS:-}") \
     -each $limit option.Threads=1 option.Hash=16 \
     -openings file="$openings" format=epd order=random \
-    -rounds "$rounds" -repeat -concurrency 2 -recover \
+    -rounds "$rounds" -repeat -concurrency "${CONCURRENCY:-2}" -recover \
     $sprt $adjudicate \
     -ratinginterval 20 \
     -pgnout file="$out/$file.pgn" \
