@@ -101,10 +101,6 @@ mod tests {
     use super::*;
     use crate::search::Clock;
 
-    fn params() -> Params {
-        Params::default()
-    }
-
     fn clock(remaining_ms: u64, increment_ms: u64, moves_to_go: Option<u32>) -> Limits {
         let clock = Clock {
             remaining: Duration::from_millis(remaining_ms),
@@ -114,41 +110,42 @@ mod tests {
         Limits { clock: Some(clock), ..Limits::default() }
     }
 
+    /// The clock left after 300 moves of a game in which every search runs to its hard limit
+    /// and every move loses 5 ms more to the GUI; the clock never runs out on the way.
+    fn clock_after_hard_limits(params: &Params, overhead: Duration, start_ms: u64, increment_ms: u64) -> u64 {
+        let mut remaining = start_ms;
+        for _ in 0..300 {
+            let tm = TimeManager::new(&clock(remaining, increment_ms, None), overhead, params);
+            let used = tm.maximum.unwrap().as_millis() as u64 + 5;
+            assert!(used < remaining, "{start_ms}+{increment_ms}: {used} ms of {remaining}");
+            remaining = remaining - used + increment_ms;
+        }
+        remaining
+    }
+
     /// Even if every search runs to its hard limit and every move loses 5 ms more to the GUI,
     /// a game on increment keeps most of the reserve on the clock.
     #[test]
     fn the_clock_settles_near_the_reserve() {
-        let overhead = Duration::from_millis(30);
         for (start_ms, increment_ms) in [(1000, 10), (3000, 30), (10000, 100)] {
-            let mut remaining = start_ms;
-            for _ in 0..300 {
-                let tm = TimeManager::new(&clock(remaining, increment_ms, None), overhead, &params());
-                let used = tm.maximum.unwrap().as_millis() as u64 + 5;
-                remaining = remaining.saturating_sub(used) + increment_ms;
-            }
+            let remaining =
+                clock_after_hard_limits(&Params::default(), Duration::from_millis(30), start_ms, increment_ms);
             assert!(remaining >= 700, "{start_ms}+{increment_ms}: {remaining} ms left");
         }
     }
 
     /// Counting the increments at the most a tuner may set, the plan overspends and the
-    /// reserve goes, but a game in which every search runs to its hard limit and loses 5 ms
-    /// more to the GUI still never runs out of time.
+    /// reserve goes, but a game in which every search runs to its hard limit still never runs
+    /// out of time.
     #[cfg(feature = "spsa")]
     #[test]
     fn the_largest_increment_share_never_runs_out() {
         let tunables = crate::search::params::TUNABLES;
         let index = tunables.iter().position(|t| t.name == "increment_percent").unwrap();
-        let mut params = params();
+        let mut params = Params::default();
         params.set(index, tunables[index].max);
-        let overhead = Duration::from_millis(10);
         for (start_ms, increment_ms) in [(1000, 10), (3000, 30), (10000, 100)] {
-            let mut remaining: u64 = start_ms;
-            for _ in 0..300 {
-                let tm = TimeManager::new(&clock(remaining, increment_ms, None), overhead, &params);
-                let used = tm.maximum.unwrap().as_millis() as u64 + 5;
-                assert!(used < remaining, "{start_ms}+{increment_ms}: {used} ms of {remaining}");
-                remaining = remaining - used + increment_ms;
-            }
+            clock_after_hard_limits(&params, Duration::from_millis(10), start_ms, increment_ms);
         }
     }
 
@@ -156,7 +153,7 @@ mod tests {
     fn never_plans_beyond_the_clock() {
         let overhead = Duration::from_millis(20);
         for limits in [clock(1000, 10, None), clock(50, 0, None), clock(10, 0, None), clock(5000, 0, Some(1))] {
-            let tm = TimeManager::new(&limits, overhead, &params());
+            let tm = TimeManager::new(&limits, overhead, &Params::default());
             let remaining = limits.clock.unwrap().remaining;
             assert!(tm.maximum.unwrap() + overhead <= remaining.max(overhead));
             assert!(tm.optimum.unwrap() <= tm.maximum.unwrap());
@@ -170,19 +167,19 @@ mod tests {
         for (remaining, increment) in [(huge, huge), (huge, Duration::ZERO), (Duration::ZERO, huge)] {
             for moves_to_go in [None, Some(1), Some(u32::MAX)] {
                 let limits = Limits { clock: Some(Clock { remaining, increment, moves_to_go }), ..Limits::default() };
-                let tm = TimeManager::new(&limits, Duration::from_millis(10), &params());
+                let tm = TimeManager::new(&limits, Duration::from_millis(10), &Params::default());
                 assert!(tm.maximum.unwrap() <= Limits::MAX_TIME);
             }
         }
         let limits = Limits { movetime: Some(huge), ..Limits::default() };
-        assert!(TimeManager::new(&limits, Duration::ZERO, &params()).maximum.unwrap() <= Limits::MAX_TIME);
+        assert!(TimeManager::new(&limits, Duration::ZERO, &Params::default()).maximum.unwrap() <= Limits::MAX_TIME);
     }
 
     /// After a ponder hit the clock starts again, but reports keep counting from the start.
     #[test]
     fn a_restart_moves_the_clock_not_the_reports() {
         let limits = Limits { movetime: Some(Duration::from_millis(50)), ..Limits::default() };
-        let mut tm = TimeManager::new(&limits, Duration::ZERO, &params());
+        let mut tm = TimeManager::new(&limits, Duration::ZERO, &Params::default());
         std::thread::sleep(Duration::from_millis(60));
         assert!(tm.out_of_time());
         tm.restart(Instant::now());
@@ -196,7 +193,7 @@ mod tests {
     #[test]
     fn movetime_is_spent_in_full() {
         let limits = Limits { movetime: Some(Duration::from_millis(300)), ..Limits::default() };
-        let tm = TimeManager::new(&limits, Duration::from_millis(200), &params());
+        let tm = TimeManager::new(&limits, Duration::from_millis(200), &Params::default());
         assert_eq!(tm.maximum, Some(Duration::from_millis(300)));
     }
 }
