@@ -747,25 +747,37 @@ mod tests {
         searcher.states.iter().map(|state| knows(&lock(state))).collect()
     }
 
-    /// Searches the start position for `time` with `go infinite` and `stop`; returns what
-    /// `stop` to every thread parked again took, and the move.
-    fn search_for(searcher: &mut Searcher, time: Duration) -> (Duration, Option<Move>) {
+    /// Each thread's published node count.
+    fn published(searcher: &Searcher) -> Vec<u64> {
+        searcher.control.active().iter().map(|c| c.nodes.load(Ordering::Relaxed)).collect()
+    }
+
+    /// Searches the start position with `go infinite` until every thread has searched
+    /// `nodes`, then sends `stop`; returns the most nodes any thread published after `stop`,
+    /// and the move. Nodes, not milliseconds, on both sides of the stop: a loaded machine
+    /// delays a thread but adds no nodes, so it cannot fail the test.
+    fn search_for(searcher: &mut Searcher, nodes: u64) -> (u64, Option<Move>) {
         let (sender, receiver) = mpsc::channel();
         let limits = Limits { infinite: true, ..Limits::default() };
         searcher.start(Board::from_fen(START_FEN).unwrap(), limits, Box::new(move |r| sender.send(r).unwrap()));
-        std::thread::sleep(time);
-        let stopped = Instant::now();
+        while published(searcher).iter().any(|&n| n < nodes) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         searcher.stop();
+        let at_stop = published(searcher);
         searcher.wait();
+        let after = published(searcher).iter().zip(at_stop).map(|(end, stop)| end - stop).max();
         let best = receiver.try_iter().find_map(|report| match report {
             Report::BestMove { best, .. } => Some(best),
             Report::Info(_) | Report::CurrMove { .. } => None,
         });
-        (stopped.elapsed(), best.expect("one BestMove"))
+        (after.unwrap_or(0), best.expect("one BestMove"))
     }
 
     /// The helpers are started once and keep what they learn from one search to the next,
-    /// until a new game (`clear`) wipes it; `stop` sends every thread back to the pool.
+    /// until a new game (`clear`) wipes it; `stop` sends every thread back to the pool at its
+    /// next node. A thread publishes its count every 1,024 nodes, so one that stops at once
+    /// shows at most one more step; one that finished its iteration first would show hundreds.
     #[test]
     fn the_pool_keeps_its_threads_and_their_learning() {
         let mut searcher = Searcher::new(4);
@@ -775,9 +787,9 @@ mod tests {
         assert_eq!(helpers.len(), 2);
         assert_eq!(learned(&searcher), [false; 3]);
         for _ in 0..2 {
-            let (stopping, best) = search_for(&mut searcher, Duration::from_millis(300));
+            let (after_stop, best) = search_for(&mut searcher, 50_000);
             assert!(best.is_some());
-            assert!(stopping < Duration::from_millis(200), "{stopping:?} from stop to the threads parked");
+            assert!(after_stop <= 1024, "a thread searched {after_stop} nodes after stop");
             assert_eq!(learned(&searcher), [true; 3]);
             assert_eq!(ids(&searcher), helpers);
         }
