@@ -25,11 +25,14 @@ def back_rank(rng):
     return rank
 
 
+def rook_files(rank):
+    """The files of a back rank's rooks, the king's side first, as Shredder-FEN lists them."""
+    return [file for file, piece in reversed(list(zip("abcdefgh", rank))) if piece == "r"]
+
+
 def position(rng):
     white, black = back_rank(rng), back_rank(rng)
-    files = "abcdefgh"
-    rooks = lambda rank: [files[i] for i in range(8) if rank[i] == "r"]
-    castling = "".join(f.upper() for f in reversed(rooks(white))) + "".join(reversed(rooks(black)))
+    castling = "".join(rook_files(white)).upper() + "".join(rook_files(black))
     return "{}/pppppppp/8/8/8/8/PPPPPPPP/{} w {} - 0 1".format(
         "".join(black), "".join(white).upper(), castling
     )
