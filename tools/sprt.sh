@@ -18,6 +18,9 @@
 # one engine UCI options ("name=value ...", no spaces in a name): with an `spsa` build as both
 # engines, a change of the search's constants is tested without building anything, e.g.
 #   NEW_OPTIONS="lmp_base=4" tools/sprt.sh target/release/sentinel target/release/sentinel
+# SEED fixes fastchess's random seed, and with it the openings drawn and their order: two
+# matches with the same SEED (a build before and after, each against one opponent) play the
+# same openings.
 # TC `nodes=N` plays every move to N nodes with no clock: at 20,000 several times the games an
 # hour of 8+0.08, and a fair first test between two networks of the same speed (a clock
 # decides once speed differs).
@@ -68,7 +71,7 @@ exec "$fastchess" \
     -engine cmd="$base" name="$base_name" $(options "${BASE_OPTIONS:-}") \
     -each $limit option.Threads=1 option.Hash=16 \
     -openings file="$openings" format=epd order=random \
-    -rounds "$rounds" -repeat -concurrency "${CONCURRENCY:-2}" -recover \
+    -rounds "$rounds" -repeat -concurrency "${CONCURRENCY:-2}" -recover ${SEED:+-srand "$SEED"} \
     $sprt $adjudicate \
     -ratinginterval 20 \
     -pgnout file="$out/$file.pgn" \
