@@ -47,6 +47,10 @@ pub const MAX_HASH_MB: usize = 65536;
 pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 10;
 pub const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 
+/// How often, in nodes, a thread publishes its node count and the main thread looks at the
+/// clock and the other threads' counts.
+const PUBLISH_INTERVAL: u64 = 1024;
+
 /// The deepest line the search follows; iterative deepening stops short of it.
 pub const MAX_PLY: usize = 128;
 /// The deepest iteration: the most any depth limit (`go depth`, `bench`, `search --depth`)
@@ -500,7 +504,7 @@ impl<'a> Worker<'a> {
         if main && self.limits.nodes.is_some_and(|n| self.nodes + self.helper_nodes >= n) {
             self.stopped = true;
         }
-        if !self.nodes.is_multiple_of(1024) {
+        if !self.nodes.is_multiple_of(PUBLISH_INTERVAL) {
             return;
         }
         self.control.publish_nodes(self.id, self.nodes);

@@ -735,6 +735,7 @@ mod tests {
     use crate::board::{Move, START_FEN};
     use crate::movegen::legal_moves;
     use crate::movegen::parse_move;
+    use crate::search::PUBLISH_INTERVAL;
     use crate::search::history::{Continuations, PieceTo};
     use std::sync::mpsc;
 
@@ -760,7 +761,9 @@ mod tests {
         let (sender, receiver) = mpsc::channel();
         let limits = Limits { infinite: true, ..Limits::default() };
         searcher.start(Board::from_fen(START_FEN).unwrap(), limits, Box::new(move |r| sender.send(r).unwrap()));
+        let started = Instant::now();
         while published(searcher).iter().any(|&n| n < nodes) {
+            assert!(started.elapsed() < Duration::from_secs(60), "a thread never reached {nodes} nodes");
             std::thread::sleep(Duration::from_millis(5));
         }
         searcher.stop();
@@ -776,8 +779,9 @@ mod tests {
 
     /// The helpers are started once and keep what they learn from one search to the next,
     /// until a new game (`clear`) wipes it; `stop` sends every thread back to the pool at its
-    /// next node. A thread publishes its count every 1,024 nodes, so one that stops at once
-    /// shows at most one more step; one that finished its iteration first would show hundreds.
+    /// next node. A thread publishes its count every `PUBLISH_INTERVAL` nodes, so one that
+    /// stops at once shows at most one more step; one that went on to its iteration's end
+    /// would show many.
     #[test]
     fn the_pool_keeps_its_threads_and_their_learning() {
         let mut searcher = Searcher::new(4);
@@ -789,7 +793,7 @@ mod tests {
         for _ in 0..2 {
             let (after_stop, best) = search_for(&mut searcher, 50_000);
             assert!(best.is_some());
-            assert!(after_stop <= 1024, "a thread searched {after_stop} nodes after stop");
+            assert!(after_stop <= PUBLISH_INTERVAL, "a thread searched {after_stop} nodes after stop");
             assert_eq!(learned(&searcher), [true; 3]);
             assert_eq!(ids(&searcher), helpers);
         }
