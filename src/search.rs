@@ -364,17 +364,23 @@ impl<'a> Worker<'a> {
         } else {
             (-INFINITY, INFINITY)
         };
+        // After a fail high the move that failed high is probably good enough, and what the
+        // iteration still has to learn is by how much: re-search shallower, so that it ends
+        // sooner (a fail low wants the full depth back).
+        let mut fail_highs = 0;
         loop {
-            let score = self.negamax(alpha, beta, depth, 0, false);
+            let score = self.negamax(alpha, beta, (depth - fail_highs).max(1), 0, false);
             if self.stopped {
                 return score;
             }
             let bound = if score <= alpha {
                 beta = (alpha + beta) / 2;
                 alpha = (score - delta).max(-INFINITY);
+                fail_highs = 0;
                 Bound::Upper
             } else if score >= beta {
                 beta = (score + delta).min(INFINITY);
+                fail_highs = (fail_highs + 1).min(self.params.aspiration_fail_high_max());
                 Bound::Lower
             } else {
                 return score;

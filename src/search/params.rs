@@ -59,6 +59,9 @@ tunables! {
     aspiration_delta = 20, 8..=50, 3;
     /// From which depth the aspiration window narrows.
     aspiration_min_depth = 5, 2..=8, 1;
+    /// Aspiration windows: a re-search after a fail high is a ply shallower for each fail
+    /// high in a row, up to this many plies.
+    aspiration_fail_high_max = 3, 0..=5, 1;
     /// Reverse futility pruning: up to this depth.
     rfp_max_depth = 8, 4..=12, 1;
     /// Reverse futility pruning's margin per ply.
