@@ -56,7 +56,7 @@ macro_rules! tunables {
 
 tunables! {
     /// Aspiration windows: the first half-width.
-    aspiration_delta = 20, 8..=50, 3;
+    aspiration_delta = 29, 8..=50, 3;
     /// From which depth the aspiration window narrows.
     aspiration_min_depth = 5, 2..=8, 1;
     /// Aspiration windows: a re-search after a fail high is a ply shallower for each fail
@@ -65,7 +65,7 @@ tunables! {
     /// Reverse futility pruning: up to this depth.
     rfp_max_depth = 8, 4..=12, 1;
     /// Reverse futility pruning's margin per ply.
-    rfp_margin = 75, 30..=150, 6;
+    rfp_margin = 89, 30..=150, 6;
     /// Null-move pruning: from this depth.
     nmp_min_depth = 3, 2..=6, 1;
     /// Null-move reduction: this many plies, plus depth over `nmp_depth_divisor`, plus one per
@@ -74,13 +74,13 @@ tunables! {
     /// See `nmp_base_reduction`.
     nmp_depth_divisor = 4, 2..=6, 1;
     /// See `nmp_base_reduction`.
-    nmp_eval_divisor = 200, 80..=400, 20;
+    nmp_eval_divisor = 174, 80..=400, 20;
     /// See `nmp_base_reduction`.
     nmp_eval_max = 3, 1..=6, 1;
     /// ProbCut: from this depth.
     probcut_min_depth = 5, 3..=8, 1;
     /// ProbCut: captures are tried against beta plus this margin.
-    probcut_margin = 200, 80..=400, 15;
+    probcut_margin = 220, 80..=400, 15;
     /// Internal iterative reduction: nodes without a table move from this depth search one
     /// ply less.
     iir_min_depth = 4, 2..=8, 1;
@@ -99,33 +99,33 @@ tunables! {
     futility_max_depth = 8, 4..=12, 1;
     /// Futility pruning: static evaluation plus this, plus `futility_per_depth` per ply,
     /// must reach alpha.
-    futility_base = 90, 30..=200, 10;
+    futility_base = 83, 30..=200, 10;
     /// See `futility_base`.
-    futility_per_depth = 80, 40..=150, 8;
+    futility_per_depth = 58, 40..=150, 8;
     /// Exchange pruning threshold per ply for quiet moves (negative: material may be lost).
-    see_quiet_margin = -60, -120..=-20, 5;
+    see_quiet_margin = -61, -120..=-20, 5;
     /// Exchange pruning threshold per ply squared for captures.
-    see_noisy_margin = -25, -60..=-10, 3;
+    see_noisy_margin = -20, -60..=-10, 3;
     /// A capture's history lowers its exchange threshold by one centipawn per this much.
     see_history_divisor = 32, 8..=128, 8;
     /// Quiescence futility: captures that cannot lift the evaluation plus this to alpha.
-    qs_futility_margin = 150, 50..=300, 15;
+    qs_futility_margin = 222, 50..=300, 15;
     /// Late move reductions from this depth.
     lmr_min_depth = 3, 2..=5, 1;
     /// Late move reductions: `lmr_base` / 100 plies plus ln(depth) · ln(move number) · 100 /
     /// `lmr_divisor`, rounded down.
-    lmr_base = 75, 0..=150, 10;
+    lmr_base = 92, 0..=150, 10;
     /// See `lmr_base`.
-    lmr_divisor = 225, 150..=350, 10;
+    lmr_divisor = 213, 150..=350, 10;
     /// The history lowers a reduction by one ply per this much.
-    lmr_history_divisor = 24576, 8000..=40000, 1500;
+    lmr_history_divisor = 24333, 8000..=40000, 1500;
     /// The reward for a refuting move: this per ply of depth, less `history_bonus_offset`,
     /// at most `history_bonus_max`.
-    history_bonus_per_depth = 170, 80..=300, 15;
+    history_bonus_per_depth = 187, 80..=300, 15;
     /// See `history_bonus_per_depth`.
     history_bonus_offset = 120, 0..=300, 20;
     /// See `history_bonus_per_depth`.
-    history_bonus_max = 1600, 800..=2800, 100;
+    history_bonus_max = 1606, 800..=2800, 100;
     /// A capture's history counts one point of its ordering score per this much; a victim a
     /// pawn more valuable is worth 800 points.
     capture_history_divisor = 16, 4..=64, 4;
@@ -135,7 +135,7 @@ tunables! {
     /// the weighted sum.
     correction_pawn_weight = 2, 1..=4, 1;
     /// See `correction_pawn_weight`.
-    correction_divisor = 32, 16..=64, 4;
+    correction_divisor = 34, 16..=64, 4;
     /// Time: moves the rest of the game is assumed to take when the clock does not say.
     expected_moves_left = 30, 15..=50, 2;
     /// Time: the percentage of each increment still to come that the plan counts on.
