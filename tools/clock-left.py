@@ -50,6 +50,7 @@ def main():
         white_first = " w " in tags.get("FEN", " w ")
         names = (tags["White"], tags["Black"]) if white_first else (tags["Black"], tags["White"])
         clocks = [base, base]
+        long_game = len(times) >= 2 * args.min_moves
         m, overhead = args.moves_left, args.overhead / 1000
         for ply, spent in enumerate(times):
             side = ply % 2
@@ -58,11 +59,11 @@ def main():
                 ratios.setdefault(names[side], []).append(spent / optimum)
             clocks[side] += increment - spent
             move = ply // 2 + 1
-            if len(times) >= 2 * args.min_moves:
+            if long_game:
                 stretch.setdefault(names[side], {}).setdefault((move - 1) // 10 * 10 + 1, []).append(spent)
                 if move % 10 == 0:
                     after.setdefault(names[side], {}).setdefault(move, []).append(clocks[side])
-        if len(times) >= 2 * args.min_moves:
+        if long_game:
             for side in (0, 1):
                 left.setdefault(names[side], []).append(clocks[side])
     for name in sorted(set(left) | set(ratios)):
