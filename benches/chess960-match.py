@@ -2,11 +2,12 @@
 """Chess960 games between two UCI engines through python-chess, with UCI_Chess960 on (python-chess
 sets it for a Chess960 board).
 
-match.py plays standard chess only; this plays Chess960: each game starts from one of the 960
-start positions (chosen by a seeded generator, each position played with both colours), and
-python-chess checks every move. An illegal move, a crash or a loss on time ends the game
-against the engine that made it and is counted. Also analyses one position with multipv=3
-first, as an analyst would, and checks the three lines.
+tools/sprt.sh plays matches of standard chess (fastchess, tools/openings.epd); this plays
+Chess960 on its own: each game starts from one of the 960 start positions (chosen by a seeded
+generator, each position played with both colours), and python-chess checks every move. An
+illegal move, a crash or a loss on time ends the game against the engine that made it and is
+counted. Also analyses one position with multipv=3 first, as an analyst would, and checks the
+three lines.
 
 Usage: benches/chess960-match.py ENGINE1 ENGINE2 [--games N] [--tc BASE+INC] [--seed S]
        (ENGINE is a command; needs `pip install chess`)

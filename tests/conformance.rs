@@ -1,11 +1,11 @@
 //! Protocol conformance: what a GUI or a tournament manager may send, in any order and at any
-//! moment, and what it must get back, driven through the built binary's pipes. Each case of
-//! issue 47 has its test here (named in its comment), beside the cases that already behaved,
-//! so that they stay that way: partial, zero and tiny clocks, every `go` form, `stop` and
-//! `ponderhit` in every state, finished positions, commands out of order, and the XBoard
-//! feature line against the commands implemented. Searches are kept short (depth limits, small
-//! times), so the suite takes seconds; the longest test is the one that must search past the
-//! three seconds after which root moves are reported.
+//! moment, and what it must get back, driven through the built binary's pipes. Each case that
+//! once went wrong has its test here (its comment says what used to happen), beside the cases
+//! that already behaved, so that they stay that way: partial, zero and tiny clocks, every `go`
+//! form, `stop` and `ponderhit` in every state, finished positions, commands out of order, and
+//! the XBoard feature line against the commands implemented. Searches are kept short (depth
+//! limits, small times), so the suite takes seconds; the longest test is the one that must
+//! search past the three seconds after which root moves are reported.
 
 mod common;
 
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 const START_MOVES: &str =
     "a2a3 a2a4 b1a3 b1c3 b2b3 b2b4 c2c3 c2c4 d2d3 d2d4 e2e3 e2e4 f2f3 f2f4 g1f3 g1h3 g2g3 g2g4 h2h3 h2h4";
 
-/// Black is mated (issue 47, item 5's position).
+/// Black is mated.
 const MATED: &str = "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1";
 /// Black is stalemated.
 const STALEMATED: &str = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
@@ -61,9 +61,9 @@ fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
 
 // --- Clocks -------------------------------------------------------------------------------
 
-/// Issue 47, item 1: a clock that names only the side not to move (or only increments, or
-/// only moves to go) used to leave the search running until `stop`. Now it is read as an empty
-/// clock for the side to move, as Stockfish reads it, and the engine moves at once.
+/// A clock that names only the side not to move (or only increments, or only moves to go) used
+/// to leave the search running until `stop`. Now it is read as an empty clock for the side to
+/// move, as Stockfish reads it, and the engine moves at once.
 #[test]
 fn a_partial_clock_still_gets_a_move() {
     let mut engine = Engine::uci();
@@ -111,8 +111,8 @@ fn zero_and_tiny_clocks_answer_at_once() {
     no_panic(&engine);
 }
 
-/// Issue 47, item 3: `go movetime` is the time the user asked for; `Move Overhead` is for
-/// clocks and used to cut it short (250 ms with an overhead of 200 answered after 50 ms).
+/// `go movetime` is the time the user asked for; `Move Overhead` is for clocks and used to cut
+/// it short (250 ms with an overhead of 200 answered after 50 ms).
 #[test]
 fn movetime_is_not_shortened_by_the_move_overhead() {
     let mut engine = Engine::uci();
@@ -175,8 +175,8 @@ fn every_go_form_is_answered_once() {
     no_panic(&engine);
 }
 
-/// Issue 47, item 12: `go mate 2147483647` overflowed `2 * n` once a mate was found (a panic
-/// in a debug build, and in a release build a search that never stopped on it).
+/// `go mate 2147483647` overflowed `2 * n` once a mate was found (a panic in a debug build, and
+/// in a release build a search that never stopped on it).
 #[test]
 fn go_mate_with_the_largest_number_stops_on_the_mate() {
     let mut engine = Engine::uci();
@@ -246,8 +246,8 @@ fn stop_and_ponderhit_in_every_state() {
 
 // --- Finished positions ------------------------------------------------------------------
 
-/// Issue 47, item 5: a position without a legal move gets a score before `bestmove 0000`, as
-/// Stockfish gives it: `score mate 0` when mated, `score cp 0` when stalemated.
+/// A position without a legal move gets a score before `bestmove 0000`, as Stockfish gives it:
+/// `score mate 0` when mated, `score cp 0` when stalemated.
 #[test]
 fn finished_positions_are_scored() {
     let mut engine = Engine::uci();
@@ -299,9 +299,9 @@ fn xboard_finished_positions() {
 
 // --- Commands out of order -----------------------------------------------------------------
 
-/// Issue 47, item 6: before `uci` (or `xboard`), a UCI command used to be dropped with a
-/// warning on stderr, so a tool probing with `isready` hung. UCI is taken as meant, as
-/// Stockfish takes it, and `uci` later still identifies the engine.
+/// Before `uci` (or `xboard`), a UCI command used to be dropped with a warning on stderr, so a
+/// tool probing with `isready` hung. UCI is taken as meant, as Stockfish takes it, and `uci`
+/// later still identifies the engine.
 #[test]
 fn uci_commands_before_uci_are_answered() {
     let mut engine = Engine::start();
@@ -355,9 +355,8 @@ fn uci_commands_out_of_order() {
 
 // --- What the engine shows ---------------------------------------------------------------------
 
-/// Issue 47, item 2: on a long search a GUI shows which root move is being searched; Stockfish
-/// sends `info depth D currmove M currmovenumber N` after 3 s, and so does Sentinel now (and
-/// not before).
+/// On a long search a GUI shows which root move is being searched; Stockfish sends `info depth
+/// D currmove M currmovenumber N` after 3 s, and so does Sentinel now (and not before).
 #[test]
 fn currmove_is_reported_after_three_seconds() {
     let mut engine = Engine::uci();
@@ -399,9 +398,8 @@ fn currmove_is_reported_after_three_seconds() {
     }
 }
 
-/// Issue 47, item 4: `d` shows the board, FEN, key and checkers, `eval` the evaluation by the
-/// network and by the hand-crafted evaluation, and `flip` mirrors the position; they used to
-/// be unknown commands.
+/// `d` shows the board, FEN, key and checkers, `eval` the evaluation by the network and by the
+/// hand-crafted evaluation, and `flip` mirrors the position; they used to be unknown commands.
 #[test]
 fn d_eval_and_flip() {
     let mut engine = Engine::uci();
@@ -439,9 +437,9 @@ fn d_eval_and_flip() {
     engine.check(shown.iter().any(|l| l.contains("none (in check)")), "no evaluation in check");
 }
 
-/// Issue 47, item 10: a book move comes with an `info string` naming it, and a ponder move
-/// where the book has a reply; `go depth N` (and nodes, mate) is a request to search, which
-/// the book no longer overrides.
+/// A book move comes with an `info string` naming it, and a ponder move where the book has a
+/// reply; `go depth N` (and nodes, mate) is a request to search, which the book no longer
+/// overrides.
 #[test]
 fn book_moves_are_announced_with_a_ponder_move() {
     let book = common::write_book("conformance-book");
@@ -468,8 +466,8 @@ fn book_moves_are_announced_with_a_ponder_move() {
     let _ = std::fs::remove_file(&book);
 }
 
-/// Issue 47, item 9: GUIs send `UCI_AnalyseMode` whether it is offered or not; it is an option
-/// now, and while it is on the book is left alone (analysis wants the engine's own view).
+/// GUIs send `UCI_AnalyseMode` whether it is offered or not; it is an option now, and while it
+/// is on the book is left alone (analysis wants the engine's own view).
 #[test]
 fn uci_analyse_mode_is_an_option_that_turns_the_book_off() {
     let book = common::write_book("conformance-analyse-book");
@@ -521,9 +519,9 @@ fn xboard_with_features() -> (Engine, Vec<(String, String)>) {
     (engine, found)
 }
 
-/// Issue 47, item 7: `playother` worked but was not announced, so WinBoard never sent it. Every
-/// command feature announced as 1 is a command the engine carries out, and each one that is
-/// implemented is announced.
+/// `playother` worked but was not announced, so WinBoard never sent it. Every command feature
+/// announced as 1 is a command the engine carries out, and each one that is implemented is
+/// announced.
 #[test]
 fn xboard_features_match_the_commands_implemented() {
     let (mut engine, announced) = xboard_with_features();
@@ -573,9 +571,8 @@ fn xboard_features_match_the_commands_implemented() {
     engine.wait_exit(TIMEOUT);
 }
 
-/// Issue 47, item 8: `memory` and `cores` beyond the option's range used to be refused, so the
-/// GUI's setting was silently not applied; now they are clamped to the range, with a comment
-/// line saying so.
+/// `memory` and `cores` beyond the option's range used to be refused, so the GUI's setting was
+/// silently not applied; now they are clamped to the range, with a comment line saying so.
 #[test]
 fn xboard_memory_and_cores_are_clamped() {
     let mut engine = Engine::xboard();
@@ -597,9 +594,9 @@ fn xboard_memory_and_cores_are_clamped() {
     engine.expect_prefix("move ");
 }
 
-/// Issue 47, item 13: a draw offer in a dead-drawn position (rook against rook) used to be
-/// declined while the engine's scores hovered at 16 to 23 cp; a draw by material, or by the
-/// tablebases (king and pawn against a king in front of it), is accepted.
+/// A draw offer in a dead-drawn position (rook against rook) used to be declined while the
+/// engine's scores hovered at 16 to 23 cp; a draw by material, or by the tablebases (king and
+/// pawn against a king in front of it), is accepted.
 #[test]
 fn xboard_draw_offers_are_accepted_in_dead_draws() {
     let mut engine = Engine::xboard();
@@ -626,9 +623,9 @@ fn xboard_draw_offers_are_accepted_in_dead_draws() {
 
 // --- The command line ------------------------------------------------------------------------
 
-/// Issue 47, item 11: the command line takes a position with moves (`startpos moves e2e4`),
-/// says how many FEN fields it takes, names the word it cannot use, and has one depth limit
-/// for perft and one for searches wherever they are given.
+/// The command line takes a position with moves (`startpos moves e2e4`), says how many FEN
+/// fields it takes, names the word it cannot use, and has one depth limit for perft and one for
+/// searches wherever they are given.
 #[test]
 fn the_command_line_takes_moves_and_names_its_limits() {
     let (code, out, err) = common::run(&["search", "startpos", "moves", "e2e4", "--depth", "3"]);

@@ -43,7 +43,7 @@ fn field(line: &str, name: &str) -> Option<u64> {
     words.next()?.parse().ok()
 }
 
-/// The first report: an XBoard GUI sends the opponent's name in Latin-1.
+/// An old XBoard GUI sends the opponent's name in Latin-1, which is not UTF-8.
 #[test]
 fn xboard_latin1_name_is_read_and_play_goes_on() {
     let mut engine = Engine::xboard();

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Plays Sentinel against an opponent through cutechess-cli in each way a tournament manager
-# drives an engine, and fails on any fault: the protocol conformance check of issue 47 that
-# pipes alone cannot give (real clocks, real opponents, the GUI's own checks of every move).
+# drives an engine, and fails on any fault: the protocol conformance check that pipes alone
+# cannot give (real clocks, real opponents, the GUI's own checks of every move).
 #
 #   tools/conformance-games.sh [options] OPPONENT_COMMAND
 #

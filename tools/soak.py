@@ -21,7 +21,7 @@ Sentinel. It counts:
 
 and records the peak resident memory (VmHWM) of every Sentinel process, and its resident
 memory after each game (to see growth over a long run: engines are kept between games and
-restarted only after a fault). PGNs of faulty games are written to --faulty-pgn.
+restarted only after a fault). PGNs of faulty games are appended to faulty.pgn in --out.
 
     tools/soak.py --engine target/release/sentinel --games 2000 --out /tmp/soak
 
@@ -235,7 +235,7 @@ def main():
     ap.add_argument("--hash", type=int, default=16)
     ap.add_argument("--max-plies", type=int, default=300)
     ap.add_argument("--grace", type=float, default=0.5,
-                    help="seconds over the clock before a time loss (match.py's default): the clock is kept here, "
+                    help="seconds over the clock before a time loss: the clock is kept here, "
                          "so it includes this script's and the pipes' delays")
     ap.add_argument("--close", type=float, default=0.05,
                     help="log every Sentinel move that leaves less than this many seconds on its clock")

@@ -4,7 +4,7 @@
 # The chain of generations that made the built-in network (net 13, generation 9), as one
 # table and the loop that runs it: each generation plays self-play games with the network
 # before it (`sentinel datagen`) and trains the next one on them and on earlier data (`sentinel
-# train`). docs/recipe.md says what each step does and why.
+# train`). docs/network.md says what the recipe is and why, docs/training.md what each tool does.
 #
 #   tools/train-chain.sh --dry-run          # print every command, run nothing (networks
 #                                           # shown taken from the history as if none existed)
