@@ -4,7 +4,7 @@
 //! has NEON, which the assertion below makes a condition of compiling at all (every aarch64
 //! target with an operating system has it; Rust's ABI for them needs it).
 
-use super::{CHUNK, Kernels, QA};
+use super::{CHUNK, HIDDEN, Kernels, QA};
 use std::arch::aarch64::{
     int16x8_t, int16x8x4_t, int32x4_t, vaddq_s16, vaddvq_s64, vdupq_n_s16, vdupq_n_s32, vdupq_n_s64, vget_low_s16,
     vld1q_s16, vld1q_s16_x4, vmaxq_s16, vminq_s16, vmlal_high_s16, vmlal_s16, vmulq_s16, vpadalq_s32, vst1q_s16_x4,
@@ -18,6 +18,7 @@ const LANES: usize = 8;
 const _: () = assert!(CHUNK.is_multiple_of(LANES), "a chunk is whole registers");
 /// i16 lanes in the four registers the accumulator update takes a step.
 const TILE: usize = 4 * LANES;
+const _: () = assert!(HIDDEN.is_multiple_of(TILE), "an accumulator is whole tiles");
 
 /// The NEON loops.
 pub(super) struct Neon;
@@ -26,13 +27,12 @@ impl Kernels for Neon {
     /// Four registers a step, each row loaded with one instruction (`ld1` of four registers), so
     /// that the loop's own overhead is spread over 32 lanes instead of 8.
     #[inline(always)]
-    fn update<const H: usize, const A: usize, const R: usize>(
-        to: &mut [i16; H],
-        from: &[i16; H],
-        added: [&[i16; H]; A],
-        removed: [&[i16; H]; R],
+    fn update<const A: usize, const R: usize>(
+        to: &mut [i16; HIDDEN],
+        from: &[i16; HIDDEN],
+        added: [&[i16; HIDDEN]; A],
+        removed: [&[i16; HIDDEN]; R],
     ) {
-        const { assert!(H.is_multiple_of(TILE), "an accumulator is whole tiles") };
         let added = added.map(|row| row.as_chunks::<TILE>().0);
         let removed = removed.map(|row| row.as_chunks::<TILE>().0);
         for (i, (out, base)) in to.as_chunks_mut::<TILE>().0.iter_mut().zip(from.as_chunks::<TILE>().0).enumerate() {
@@ -53,17 +53,9 @@ impl Kernels for Neon {
         }
     }
 
-    #[inline(always)]
-    fn crelu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64 {
-        dot(acc, weights, |v, w, [low, high]| {
-            // SAFETY: the target has NEON (asserted above); no memory is touched.
-            unsafe { [vmlal_s16(low, vget_low_s16(v), vget_low_s16(w)), vmlal_high_s16(high, v, w)] }
-        })
-    }
-
     /// `v · w` fits an i16 lane, as in the portable loop, so only the second product widens.
     #[inline(always)]
-    fn screlu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64 {
+    fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
         dot(acc, weights, |v, w, [low, high]| {
             // SAFETY: the target has NEON (asserted above); no memory is touched.
             unsafe {
@@ -78,12 +70,11 @@ impl Kernels for Neon {
 /// low and high lanes' terms) from a register of clamped activations and one of weights. The
 /// i32 lanes are widened into the i64 total once per `CHUNK`, whose bound keeps them in range.
 #[inline(always)]
-fn dot<const H: usize>(
-    acc: &[i16; H],
-    weights: &[i16; H],
+fn dot(
+    acc: &[i16; HIDDEN],
+    weights: &[i16; HIDDEN],
     add: impl Fn(int16x8_t, int16x8_t, [int32x4_t; 2]) -> [int32x4_t; 2],
 ) -> i64 {
-    const { assert!(H.is_multiple_of(CHUNK), "an accumulator is whole chunks") };
     // SAFETY: the target has NEON (asserted above); each load reads the 8 lanes of an
     // [i16; 8].
     unsafe {
