@@ -4,7 +4,7 @@
 //! accumulators, one per ply; the hand-crafted evaluation's pawn cache), stays in here, so the search neither knows nor branches on which evaluation it
 //! serves.
 
-use super::nnue::{Accumulator, Net, Network};
+use super::nnue::{Accumulator, Net, Network, Simd};
 use super::{PawnCache, evaluate, scale_network};
 use crate::board::{Board, Move};
 #[cfg(feature = "tune")]
@@ -72,12 +72,14 @@ struct Line {
     network: Network,
     stack: Vec<Accumulator>,
     top: usize,
+    /// The network's loops this process runs (`Simd::current`).
+    simd: Simd,
 }
 
 impl Line {
     fn new(network: &Network) -> Line {
         let root = Accumulator::new(network, &Board::start_position());
-        Line { network: network.clone(), stack: vec![root], top: 0 }
+        Line { network: network.clone(), stack: vec![root], top: 0, simd: Simd::current() }
     }
 
     fn start(&mut self, board: &Board) {
@@ -89,7 +91,7 @@ impl Line {
     fn push(&mut self, board: &Board, mv: Move) {
         self.grow();
         let (done, next) = self.stack.split_at_mut(self.top + 1);
-        done[self.top].play_into(&mut next[0], &self.network, board, mv);
+        done[self.top].play_into(&mut next[0], &self.network, board, mv, self.simd);
         self.top += 1;
     }
 
@@ -117,7 +119,8 @@ impl Line {
             "incremental accumulators differ from fresh ones in {}",
             board.to_fen()
         );
-        scale_network(board, acc.evaluate(network, board.side_to_move(), Net::output_bucket(board)))
+        let bucket = Net::output_bucket(board);
+        scale_network(board, acc.evaluate(network, board.side_to_move(), bucket, self.simd))
     }
 }
 

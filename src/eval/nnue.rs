@@ -14,7 +14,9 @@
 //! Arithmetic is integer: feature weights and biases are i16 scaled by `QA` (1.0 is 255),
 //! output weights i16 scaled by `QB` (1.0 is 128), output biases i32 scaled by `QA * QB`. The
 //! accumulators add and subtract with wrapping, as the vector units do, so updating a position
-//! incrementally gives exactly the numbers recomputing it gives, whatever the weights.
+//! incrementally gives exactly the numbers recomputing it gives, whatever the weights. The
+//! loops run on the vector instructions `simd` chooses at run time (AVX-512 or AVX2 in
+//! `x86.rs`, NEON in `neon.rs`, or portable Rust), every one to the same numbers.
 //!
 //! File format (all little-endian, `FILE_SIZE` bytes), with H = `HIDDEN` and O = `OUTPUT_BUCKETS`:
 //!
@@ -35,10 +37,14 @@
 mod header;
 #[cfg(target_arch = "aarch64")]
 mod neon;
+mod simd;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 #[cfg(any(test, feature = "tune"))]
 pub use header::{CRELU, SCRELU};
 pub use header::{FileShape, SHAPE_BYTES};
+pub use simd::{Path, Simd};
 
 use crate::board::{Board, Castling, Color, Move, Piece, PieceKind, Square, flag};
 #[cfg(target_arch = "aarch64")]
@@ -46,6 +52,8 @@ use neon::Neon;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, LazyLock};
+#[cfg(target_arch = "x86_64")]
+use x86::{Avx2, Avx512};
 
 /// The network built into the binary, made as `docs/network.md` says:
 /// what the engine evaluates with unless `EvalFile` names another.
@@ -205,8 +213,9 @@ impl Network {
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&VERSION.to_le_bytes());
         bytes.extend_from_slice(&FileShape::ENGINE.to_bytes());
-        let weights = self.feature_weights.iter().flatten().chain(&self.feature_bias);
-        for value in weights.chain(self.output_weights.iter().flatten().flatten()) {
+        let weights =
+            self.feature_weights.iter().chain([&self.feature_bias]).chain(self.output_weights.iter().flatten());
+        for value in weights.flat_map(|row| &row.0) {
             bytes.extend_from_slice(&value.to_le_bytes());
         }
         for bias in &self.output_bias {
@@ -225,12 +234,18 @@ impl Network {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Net {
     /// One row per input, on the heap.
-    feature_weights: Box<[[i16; HIDDEN]; INPUTS]>,
-    feature_bias: [i16; HIDDEN],
+    feature_weights: Box<[Row; INPUTS]>,
+    feature_bias: Row,
     /// Per output bucket: `[0]` weighs the side to move's accumulator, `[1]` the other side's.
-    output_weights: [[[i16; HIDDEN]; 2]; OUTPUT_BUCKETS],
+    output_weights: [[Row; 2]; OUTPUT_BUCKETS],
     output_bias: [i32; OUTPUT_BUCKETS],
 }
+
+/// `HIDDEN` weights, on a cache line's boundary as the accumulators are: a row is a whole
+/// number of cache lines, so no vector load of it straddles two.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(C, align(64))]
+struct Row([i16; HIDDEN]);
 
 impl fmt::Debug for Net {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -247,22 +262,22 @@ impl Net {
         if let Some((index, &value)) = outputs.iter().enumerate().find(|(_, w)| w.abs() > MAX_OUTPUT_WEIGHT) {
             return Err(NetError::OutputWeight { index, value });
         }
-        let mut feature_weights: Box<[[i16; HIDDEN]; INPUTS]> = vec![[0; HIDDEN]; INPUTS]
+        let mut feature_weights: Box<[Row; INPUTS]> = vec![Row([0; HIDDEN]); INPUTS]
             .into_boxed_slice()
             .try_into()
             .expect("a boxed slice of INPUTS rows is a boxed array of them");
         for (row, values) in feature_weights.iter_mut().zip(features.chunks_exact(HIDDEN)) {
-            row.copy_from_slice(values);
+            row.0.copy_from_slice(values);
         }
         let mut net = Net {
             feature_weights,
-            feature_bias: [0; HIDDEN],
-            output_weights: [[[0; HIDDEN]; 2]; OUTPUT_BUCKETS],
+            feature_bias: Row([0; HIDDEN]),
+            output_weights: [[Row([0; HIDDEN]); 2]; OUTPUT_BUCKETS],
             output_bias: [0; OUTPUT_BUCKETS],
         };
-        net.feature_bias.copy_from_slice(bias);
+        net.feature_bias.0.copy_from_slice(bias);
         for (row, values) in net.output_weights.iter_mut().flatten().zip(outputs.chunks_exact(HIDDEN)) {
-            row.copy_from_slice(values);
+            row.0.copy_from_slice(values);
         }
         net.output_bias.copy_from_slice(output_bias);
         Ok(net)
@@ -271,7 +286,8 @@ impl Net {
     #[cfg(any(test, feature = "fuzz"))]
     /// The evaluation of `board` for the side to move, computing the accumulators afresh.
     pub fn evaluate(&self, board: &Board) -> i32 {
-        Accumulator::new(self, board).evaluate(self, board.side_to_move(), Net::output_bucket(board))
+        let bucket = Net::output_bucket(board);
+        Accumulator::new(self, board).evaluate(self, board.side_to_move(), bucket, Simd::current())
     }
 
     /// The output bucket of `board`.
@@ -284,7 +300,7 @@ impl Net {
     #[inline(always)]
     fn row(&self, perspective: Color, piece: Piece, sq: Square) -> &[i16; HIDDEN] {
         let turn = if perspective == Color::White { 0 } else { 56 };
-        &self.feature_weights[input_index(perspective, piece, sq.index64() ^ turn)]
+        &self.feature_weights[input_index(perspective, piece, sq.index64() ^ turn)].0
     }
 }
 
@@ -299,7 +315,7 @@ pub struct Accumulator {
 impl Accumulator {
     /// The accumulators of `board`, computed from scratch.
     pub fn new(net: &Net, board: &Board) -> Accumulator {
-        let mut acc = Accumulator { values: [net.feature_bias; 2] };
+        let mut acc = Accumulator { values: [net.feature_bias.0; 2] };
         for perspective in Color::BOTH {
             let values = &mut acc.values[perspective.index()];
             for color in Color::BOTH {
@@ -315,47 +331,61 @@ impl Accumulator {
         acc
     }
 
-    /// The accumulators after `mv`, which is about to be played on `board`, written to `next`:
-    /// these values plus the rows of the pieces the move puts down, minus those of the pieces
-    /// it lifts, in one pass over memory (copying first and updating in place would read and
-    /// write the accumulators once per changed piece).
-    pub fn play_into(&self, next: &mut Accumulator, net: &Net, board: &Board, mv: Move) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2, checked just above.
-            return unsafe { self.play_into_avx2(next, net, board, mv) };
+    /// The accumulators after `mv`, which is about to be played on `board`, written to `next`
+    /// by the loops of `simd`: these values plus the rows of the pieces the move puts down,
+    /// minus those of the pieces it lifts, in one pass over memory (copying first and updating
+    /// in place would read and write the accumulators once per changed piece).
+    #[inline(always)]
+    pub fn play_into(&self, next: &mut Accumulator, net: &Net, board: &Board, mv: Move, simd: Simd) {
+        match simd.path() {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx512 => {
+                // SAFETY: a `Simd` holds `Avx512` only where the processor has AVX-512 F and BW.
+                unsafe { self.play_into_avx512(next, net, board, mv) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => {
+                // SAFETY: a `Simd` holds `Avx2` only where the processor has AVX2.
+                unsafe { self.play_into_avx2(next, net, board, mv) }
+            }
+            #[cfg(target_arch = "aarch64")]
+            Path::Neon => self.play_into_neon(next, net, board, mv),
+            _ => self.play_into_portable(next, net, board, mv),
         }
-        #[cfg(target_arch = "aarch64")]
-        self.play_into_neon(next, net, board, mv);
-        #[cfg(not(target_arch = "aarch64"))]
-        self.play_into_portable(next, net, board, mv);
     }
 
-    /// `play_into` compiled with 256-bit vectors: 16 lanes a step instead of 8.
+    /// `play_into` with 512-bit vectors, out of line as every path's.
     #[cfg(target_arch = "x86_64")]
+    #[inline(never)]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn play_into_avx512(&self, next: &mut Accumulator, net: &Net, board: &Board, mv: Move) {
+        self.play_into_with(Avx512::new(), next, net, board, mv);
+    }
+
+    /// `play_into` with 256-bit vectors.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(never)]
     #[target_feature(enable = "avx2")]
     fn play_into_avx2(&self, next: &mut Accumulator, net: &Net, board: &Board, mv: Move) {
-        self.play_into_with::<Portable>(next, net, board, mv);
+        self.play_into_with(Avx2::new(), next, net, board, mv);
     }
 
-    /// `play_into` with NEON intrinsics, which every aarch64 processor has: out of line, as
-    /// the portable one.
+    /// `play_into` with NEON intrinsics, which every aarch64 processor has.
     #[cfg(target_arch = "aarch64")]
     #[inline(never)]
     fn play_into_neon(&self, next: &mut Accumulator, net: &Net, board: &Board, mv: Move) {
-        self.play_into_with::<Neon>(next, net, board, mv);
+        self.play_into_with(Neon, next, net, board, mv);
     }
 
-    /// `play_into` for processors without AVX2 or NEON (and for the tests, the reference the
-    /// vector paths must match), out of line so that the call the search makes stays small.
-    #[cfg(any(test, not(target_arch = "aarch64")))]
+    /// `play_into` in plain Rust: for processors without the vector paths, and the reference
+    /// they must match.
     #[inline(never)]
     fn play_into_portable(&self, next: &mut Accumulator, net: &Net, board: &Board, mv: Move) {
-        self.play_into_with::<Portable>(next, net, board, mv);
+        self.play_into_with(Portable, next, net, board, mv);
     }
 
     #[inline(always)]
-    fn play_into_with<K: Kernels>(&self, next: &mut Accumulator, net: &Net, board: &Board, mv: Move) {
+    fn play_into_with<K: Kernels>(&self, kernels: K, next: &mut Accumulator, net: &Net, board: &Board, mv: Move) {
         let change = Change::of(board, mv);
         for perspective in Color::BOTH {
             let to = &mut next.values[perspective.index()];
@@ -363,113 +393,52 @@ impl Accumulator {
             let ([added, added2], [removed, removed2]) = (change.added, change.removed);
             let from = &self.values[perspective.index()];
             match (change.additions, change.removals) {
-                (1, 1) => K::update(to, from, [row(added)], [row(removed)]),
-                (1, 2) => K::update(to, from, [row(added)], [row(removed), row(removed2)]),
-                _ => K::update(to, from, [row(added), row(added2)], [row(removed), row(removed2)]),
+                (1, 1) => kernels.update(to, from, [row(added)], [row(removed)]),
+                (1, 2) => kernels.update(to, from, [row(added)], [row(removed), row(removed2)]),
+                _ => kernels.update(to, from, [row(added), row(added2)], [row(removed), row(removed2)]),
             }
         }
     }
 
     /// The evaluation in centipawns for `stm`, the side to move, with the output weights of
-    /// `bucket` (`Net::output_bucket`; below `OUTPUT_BUCKETS`).
-    pub fn evaluate(&self, net: &Net, stm: Color, bucket: usize) -> i32 {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2, checked just above.
-            return unsafe { self.evaluate_avx2(net, stm, bucket) };
-        }
-        #[cfg(target_arch = "aarch64")]
-        {
-            self.evaluate_neon(net, stm, bucket)
-        }
-        #[cfg(not(target_arch = "aarch64"))]
-        {
-            self.evaluate_portable(net, stm, bucket)
+    /// `bucket` (`Net::output_bucket`; below `OUTPUT_BUCKETS`), by the loops of `simd`.
+    #[inline(always)]
+    pub fn evaluate(&self, net: &Net, stm: Color, bucket: usize, simd: Simd) -> i32 {
+        match simd.path() {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx512 => {
+                // SAFETY: a `Simd` holds `Avx512` only where the processor has AVX-512 F and BW.
+                unsafe { self.evaluate_avx512(net, stm, bucket) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => {
+                // SAFETY: a `Simd` holds `Avx2` only where the processor has AVX2.
+                unsafe { self.evaluate_avx2(net, stm, bucket) }
+            }
+            #[cfg(target_arch = "aarch64")]
+            Path::Neon => self.evaluate_with(Neon, net, stm, bucket),
+            _ => self.evaluate_with(Portable, net, stm, bucket),
         }
     }
 
-    /// `evaluate` with 256-bit vectors, written out with the processor's instructions: left to
-    /// itself the compiler vectorised the portable loops with 128-bit ones, and summed each
-    /// chunk across its lanes.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn evaluate_avx512(&self, net: &Net, stm: Color, bucket: usize) -> i32 {
+        self.evaluate_with(Avx512::new(), net, stm, bucket)
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn evaluate_avx2(&self, net: &Net, stm: Color, bucket: usize) -> i32 {
+        self.evaluate_with(Avx2::new(), net, stm, bucket)
+    }
+
+    #[inline(always)]
+    fn evaluate_with<K: Kernels>(&self, kernels: K, net: &Net, stm: Color, bucket: usize) -> i32 {
         let values = [&self.values[stm.index()], &self.values[(!stm).index()]];
         let [ours, theirs] = &net.output_weights[bucket];
-        centipawns(avx2::dot(values, [ours, theirs]) / QA as i64, net.output_bias[bucket])
-    }
-
-    #[cfg(target_arch = "aarch64")]
-    #[inline(always)]
-    fn evaluate_neon(&self, net: &Net, stm: Color, bucket: usize) -> i32 {
-        self.evaluate_with::<Neon>(net, stm, bucket)
-    }
-
-    #[cfg(any(test, not(target_arch = "aarch64")))]
-    #[inline(always)]
-    fn evaluate_portable(&self, net: &Net, stm: Color, bucket: usize) -> i32 {
-        self.evaluate_with::<Portable>(net, stm, bucket)
-    }
-
-    #[inline(always)]
-    fn evaluate_with<K: Kernels>(&self, net: &Net, stm: Color, bucket: usize) -> i32 {
-        let (us, them) = (&self.values[stm.index()], &self.values[(!stm).index()]);
-        let [ours, theirs] = &net.output_weights[bucket];
-        let sum = (K::screlu_dot(us, ours) + K::screlu_dot(them, theirs)) / QA as i64;
-        centipawns(sum, net.output_bias[bucket])
-    }
-}
-
-/// The output layer's dot product on AVX2.
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::{HIDDEN, MAX_OUTPUT_WEIGHT, QA};
-    use std::arch::x86_64::{
-        __m256i, _mm256_add_epi32, _mm256_extract_epi32, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_max_epi16,
-        _mm256_min_epi16, _mm256_mullo_epi16, _mm256_set1_epi16, _mm256_setzero_si256,
-    };
-
-    /// 16-bit lanes in a 256-bit vector.
-    const LANES: usize = 16;
-    // Each 32-bit lane of the sum takes two products per step over both sides: at most
-    // 2 · HIDDEN / 8 terms of at most QA² · MAX_OUTPUT_WEIGHT.
-    const _: () = assert!((2 * HIDDEN / 8) as i64 * (QA * QA) as i64 * MAX_OUTPUT_WEIGHT as i64 <= i32::MAX as i64);
-
-    /// Σ over both sides of clamp(a, 0, QA)² · w: the portable `screlu_dot` summed, the same
-    /// integers.
-    #[inline(never)]
-    #[target_feature(enable = "avx2")]
-    pub fn dot(values: [&[i16; HIDDEN]; 2], weights: [&[i16; HIDDEN]; 2]) -> i64 {
-        let (zero, one) = (_mm256_setzero_si256(), _mm256_set1_epi16(QA as i16));
-        let mut sum = _mm256_setzero_si256();
-        for (values, weights) in values.into_iter().zip(weights) {
-            let (values, _) = values.as_chunks::<LANES>();
-            let (weights, _) = weights.as_chunks::<LANES>();
-            for (a, w) in values.iter().zip(weights) {
-                let (a, w) = (load(a), load(w));
-                let v = _mm256_min_epi16(_mm256_max_epi16(a, zero), one);
-                // v · w fits 16 bits (|w| ≤ MAX_OUTPUT_WEIGHT), so it may be multiplied there;
-                // the multiply-add then widens and adds neighbouring products.
-                sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_mullo_epi16(v, w), v));
-            }
-        }
-        let lanes = [
-            _mm256_extract_epi32::<0>(sum),
-            _mm256_extract_epi32::<1>(sum),
-            _mm256_extract_epi32::<2>(sum),
-            _mm256_extract_epi32::<3>(sum),
-            _mm256_extract_epi32::<4>(sum),
-            _mm256_extract_epi32::<5>(sum),
-            _mm256_extract_epi32::<6>(sum),
-            _mm256_extract_epi32::<7>(sum),
-        ];
-        lanes.iter().map(|&lane| lane as i64).sum()
-    }
-
-    #[inline(always)]
-    fn load(chunk: &[i16; LANES]) -> __m256i {
-        // SAFETY: the chunk is 32 readable bytes, and this load takes any alignment.
-        unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) }
+        let sum = kernels.output_dot(values, [&ours.0, &theirs.0]);
+        centipawns(sum / QA as i64, net.output_bias[bucket])
     }
 }
 
@@ -519,34 +488,37 @@ impl Change {
 
 /// The network's inner loops, once per instruction set: the accumulator update for a move and
 /// the output layer's dot product. `Portable` is plain Rust that the compiler vectorises for
-/// whatever it targets (AVX2 included, inside `#[target_feature]` functions); `Neon` spells the
-/// same arithmetic out in aarch64 intrinsics. Every implementation gives exactly the same numbers.
-trait Kernels {
+/// whatever it targets; `Neon` (`neon.rs`), `Avx2` and `Avx512` (`x86.rs`) spell the same
+/// arithmetic out in intrinsics, and may be made only where the processor has them. Every
+/// implementation gives exactly the same numbers.
+trait Kernels: Copy {
     /// `to = from + Σ added − Σ removed`, lane by lane with wrapping; the counts are constants so
     /// that each case compiles to one straight vector loop.
     fn update<const A: usize, const R: usize>(
+        self,
         to: &mut [i16; HIDDEN],
         from: &[i16; HIDDEN],
         added: [&[i16; HIDDEN]; A],
         removed: [&[i16; HIDDEN]; R],
     );
 
-    /// Σ clamp(a, 0, QA)² · w, scaled by QA² · QB.
-    fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64;
+    /// Σ over both sides (the side to move's values and weights, then the other side's) of
+    /// clamp(a, 0, QA)² · w, scaled by QA² · QB.
+    fn output_dot(self, values: [&[i16; HIDDEN]; 2], weights: [&[i16; HIDDEN]; 2]) -> i64;
 }
 
 /// Terms summed in i32 before joining the i64 total: 64 · 255 · 255 · 127 < 2³¹.
 const CHUNK: usize = 64;
 const _: () = assert!(HIDDEN.is_multiple_of(CHUNK), "the hidden layer is whole chunks");
 
-/// The loops in plain Rust (on aarch64, only the tests' reference).
-#[cfg(any(test, not(target_arch = "aarch64")))]
+/// The loops in plain Rust.
+#[derive(Clone, Copy)]
 struct Portable;
 
-#[cfg(any(test, not(target_arch = "aarch64")))]
 impl Kernels for Portable {
     #[inline(always)]
     fn update<const A: usize, const R: usize>(
+        self,
         to: &mut [i16; HIDDEN],
         from: &[i16; HIDDEN],
         added: [&[i16; HIDDEN]; A],
@@ -567,18 +539,20 @@ impl Kernels for Portable {
     /// `v · w` fits an i16 since |w| ≤ `MAX_OUTPUT_WEIGHT`, which lets the multiply run on
     /// 16-bit lanes before widening.
     #[inline(always)]
-    fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
+    fn output_dot(self, values: [&[i16; HIDDEN]; 2], weights: [&[i16; HIDDEN]; 2]) -> i64 {
         let mut total = 0;
-        for (a, w) in acc.chunks_exact(CHUNK).zip(weights.chunks_exact(CHUNK)) {
-            let sum: i32 = a
-                .iter()
-                .zip(w)
-                .map(|(&a, &w)| {
-                    let v = a.clamp(0, QA as i16);
-                    (v * w) as i32 * v as i32
-                })
-                .sum();
-            total += sum as i64;
+        for (acc, weights) in values.into_iter().zip(weights) {
+            for (a, w) in acc.chunks_exact(CHUNK).zip(weights.chunks_exact(CHUNK)) {
+                let sum: i32 = a
+                    .iter()
+                    .zip(w)
+                    .map(|(&a, &w)| {
+                        let v = a.clamp(0, QA as i16);
+                        (v * w) as i32 * v as i32
+                    })
+                    .sum();
+                total += sum as i64;
+            }
         }
         total
     }
@@ -626,32 +600,52 @@ mod tests {
     }
 
     /// The accumulators after `mv` on `board` (before it is played), checked to be the same on
-    /// the path `play_into` chooses (AVX2 where the processor has it, NEON on aarch64) as on the
-    /// portable path.
+    /// every path this processor runs as on the portable path.
     fn play(net: &Net, top: &Accumulator, board: &Board, mv: Move) -> Accumulator {
-        let mut next = Accumulator { values: [[0; HIDDEN]; 2] };
-        top.play_into(&mut next, net, board, mv);
         let mut portable = Accumulator { values: [[0; HIDDEN]; 2] };
         top.play_into_portable(&mut portable, net, board, mv);
-        assert_eq!(portable, next, "{} {mv:?}", board.to_fen());
-        next
+        for simd in Simd::available() {
+            let mut next = Accumulator { values: [[0; HIDDEN]; 2] };
+            top.play_into(&mut next, net, board, mv, simd);
+            assert_eq!(portable, next, "{simd:?}: {} {mv:?}", board.to_fen());
+        }
+        portable
     }
 
-    /// `acc` is `board`'s, as computed from scratch, and evaluates as `board` does (the chosen
-    /// path and the portable one).
+    /// `acc` is `board`'s, as computed from scratch, and evaluates as `board` does on every path.
     fn check(net: &Net, acc: &Accumulator, board: &Board) {
         assert_eq!(*acc, Accumulator::new(net, board), "{}", board.to_fen());
         let (stm, bucket) = (board.side_to_move(), Net::output_bucket(board));
-        assert_eq!(acc.evaluate(net, stm, bucket), net.evaluate(board));
-        assert_eq!(acc.evaluate_portable(net, stm, bucket), net.evaluate(board));
+        for simd in Simd::available() {
+            assert_eq!(acc.evaluate(net, stm, bucket, simd), net.evaluate(board), "{simd:?}");
+        }
     }
 
-    /// The NEON loops against the portable ones on accumulators and rows anywhere in i16's range
-    /// (sums that wrap, activations below 0 and above `QA`) and output weights anywhere in
-    /// ±`MAX_OUTPUT_WEIGHT`, and at the extremes the dot product's bounds allow.
-    #[cfg(target_arch = "aarch64")]
+    /// The output layer's sum on the loops of `simd`.
+    fn output_dot(simd: Simd, values: [&[i16; HIDDEN]; 2], weights: [&[i16; HIDDEN]; 2]) -> i64 {
+        match simd.path() {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx512 => {
+                // SAFETY: a `Simd` holds `Avx512` only where the processor has AVX-512 F and BW.
+                unsafe { Avx512::new() }.output_dot(values, weights)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => {
+                // SAFETY: a `Simd` holds `Avx2` only where the processor has AVX2.
+                unsafe { Avx2::new() }.output_dot(values, weights)
+            }
+            #[cfg(target_arch = "aarch64")]
+            Path::Neon => Neon.output_dot(values, weights),
+            _ => Portable.output_dot(values, weights),
+        }
+    }
+
+    /// Every path's output sum against the portable one's on accumulators anywhere in i16's
+    /// range (activations below 0 and above `QA`) and output weights anywhere in
+    /// ±`MAX_OUTPUT_WEIGHT`; and at the extremes, where a partial sum would overflow if one
+    /// could, the exact sum.
     #[test]
-    fn neon_loops_match_the_portable_ones() {
+    fn every_path_sums_the_output_layer_alike() {
         let mut random = xorshift(0x5EED_1234);
         let mut cases: Vec<([i16; HIDDEN], [i16; HIDDEN])> = (0..200)
             .map(|_| {
@@ -664,37 +658,33 @@ mod tests {
                 (acc, std::array::from_fn(|_| (random(2 * most as usize + 1) as i32 - most) as i16))
             })
             .collect();
-        for (a, w) in [(QA as i16, MAX_OUTPUT_WEIGHT), (i16::MAX, -MAX_OUTPUT_WEIGHT), (i16::MIN, MAX_OUTPUT_WEIGHT)] {
-            cases.push(([a; HIDDEN], [w; HIDDEN]));
+        for rows in cases.windows(2) {
+            let (values, weights) = ([&rows[0].0, &rows[1].0], [&rows[0].1, &rows[1].1]);
+            let portable = Portable.output_dot(values, weights);
+            for simd in Simd::available() {
+                assert_eq!(output_dot(simd, values, weights), portable, "{simd:?}");
+            }
         }
-        for (acc, weights) in &cases {
-            assert_eq!(Neon::screlu_dot(acc, weights), Portable::screlu_dot(acc, weights));
-        }
-        let extreme = [QA as i16; HIDDEN];
-        let most = (HIDDEN as i64) * (QA * QA * MAX_OUTPUT_WEIGHT as i32) as i64;
-        assert_eq!(Neon::screlu_dot(&extreme, &[MAX_OUTPUT_WEIGHT; HIDDEN]), most);
-        for rows in cases.windows(4) {
-            let [a, b, c, d] = [&rows[0].0, &rows[1].0, &rows[2].0, &rows[3].0];
-            let (mut neon, mut portable) = ([0; HIDDEN], [0; HIDDEN]);
-            Neon::update(&mut neon, a, [b], [c]);
-            Portable::update(&mut portable, a, [b], [c]);
-            assert_eq!(neon, portable);
-            Neon::update(&mut neon, a, [b], [c, d]);
-            Portable::update(&mut portable, a, [b], [c, d]);
-            assert_eq!(neon, portable);
-            Neon::update(&mut neon, a, [b, d], [c, b]);
-            Portable::update(&mut portable, a, [b, d], [c, b]);
-            assert_eq!(neon, portable);
+        cases.clear();
+        for weight in [MAX_OUTPUT_WEIGHT, -MAX_OUTPUT_WEIGHT, 1] {
+            for value in [QA as i16, i16::MAX, 1, -1, i16::MIN] {
+                let (values, weights) = ([value; HIDDEN], [weight; HIDDEN]);
+                let v = value.clamp(0, QA as i16) as i64;
+                let exact = 2 * HIDDEN as i64 * v * v * weight as i64;
+                for simd in Simd::available() {
+                    let sum = output_dot(simd, [&values; 2], [&weights; 2]);
+                    assert_eq!(sum, exact, "{simd:?}: value {value}, weight {weight}");
+                }
+            }
         }
     }
 
     /// On a random network whose feature weights span most of i16's range (so that the
     /// accumulators wrap and clamp at both ends), every legal move of every suite position gives
-    /// the same accumulators on the NEON path as on the portable one, and they evaluate the same
-    /// for either side to move with every output bucket.
-    #[cfg(target_arch = "aarch64")]
+    /// the same accumulators on every path this processor runs as on the portable one, and they
+    /// evaluate the same for either side to move with every output bucket.
     #[test]
-    fn neon_path_matches_the_portable_one() {
+    fn every_path_matches_the_portable_one() {
         let net = random_network_with(29, 30_000);
         // Whether any accumulator went far out of the activation's range, where sums of rows
         // this large wrap.
@@ -702,17 +692,16 @@ mod tests {
         for board in crate::perft::suite_boards() {
             let acc = Accumulator::new(&net, &board);
             for &mv in legal_moves(&board).as_slice() {
-                let (mut neon, mut portable) =
-                    (Accumulator { values: [[0; HIDDEN]; 2] }, Accumulator { values: [[0; HIDDEN]; 2] });
-                acc.play_into_neon(&mut neon, &net, &board, mv);
-                acc.play_into_portable(&mut portable, &net, &board, mv);
-                assert_eq!(neon, portable, "{} {mv:?}", board.to_fen());
+                let next = play(&net, &acc, &board, mv);
                 for stm in Color::BOTH {
                     for bucket in 0..OUTPUT_BUCKETS {
-                        assert_eq!(neon.evaluate_neon(&net, stm, bucket), neon.evaluate_portable(&net, stm, bucket));
+                        let portable = next.evaluate(&net, stm, bucket, Simd::PORTABLE);
+                        for simd in Simd::available() {
+                            assert_eq!(next.evaluate(&net, stm, bucket, simd), portable, "{simd:?}");
+                        }
                     }
                 }
-                far |= neon.values.iter().flatten().any(|&v| v.unsigned_abs() > 30_000);
+                far |= next.values.iter().flatten().any(|&v| v.unsigned_abs() > 30_000);
                 moves += 1;
             }
         }
@@ -781,27 +770,7 @@ mod tests {
         }
     }
 
-    /// The AVX2 dot product gives the portable one's sums at the extremes, where a partial sum
-    /// would overflow if one could: every value clamped to QA (or far beyond) against the
-    /// largest weights of either sign.
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn the_largest_sums_agree_on_both_paths() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
-            return;
-        }
-        for weight in [MAX_OUTPUT_WEIGHT, -MAX_OUTPUT_WEIGHT, 1] {
-            for value in [QA as i16, i16::MAX, 1, -1, i16::MIN] {
-                let (values, weights) = ([value; HIDDEN], [weight; HIDDEN]);
-                let portable = 2 * Portable::screlu_dot(&values, &weights);
-                // SAFETY: the processor has AVX2, checked above.
-                let avx2 = unsafe { avx2::dot([&values; 2], [&weights; 2]) };
-                assert_eq!(avx2, portable, "value {value}, weight {weight}");
-            }
-        }
-    }
-
-    /// Integer evaluation (both paths) against the formula worked in floating point, with the
+    /// Integer evaluation against the formula worked in floating point, with the
     /// output bucket the piece count picks.
     #[test]
     fn evaluation_matches_the_formula() {
@@ -813,17 +782,16 @@ mod tests {
             assert_eq!(Net::output_bucket(&board), bucket);
             let mut sum = net.output_bias[bucket] as f64 / (QA * QB) as f64;
             for (side, weights) in [stm, !stm].iter().zip(&net.output_weights[bucket]) {
-                for (&a, &w) in acc.values[side.index()].iter().zip(weights) {
+                for (&a, &w) in acc.values[side.index()].iter().zip(&weights.0) {
                     let h = (a as f64 / QA as f64).clamp(0.0, 1.0);
                     sum += h * h * w as f64 / QB as f64;
                 }
             }
             let expected = (sum * EVAL_SCALE as f64).clamp(-MAX_EVAL as f64, MAX_EVAL as f64);
-            let got = acc.evaluate(&net, stm, bucket);
+            let got = acc.evaluate(&net, stm, bucket, Simd::PORTABLE);
             // Two truncating divisions: less than 1 + 400 / (QA · QB) centipawns.
             let bound = 1.0 + EVAL_SCALE as f64 / (QA * QB) as f64;
             assert!((got as f64 - expected).abs() < bound, "{got} vs {expected:.4}");
-            assert_eq!(acc.evaluate_portable(&net, stm, bucket), got, "the portable path");
         }
     }
 
