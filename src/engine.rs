@@ -399,7 +399,7 @@ impl Engine {
             nnue::embedded()
         } else {
             let error = |reason: String| EngineError::Network { path: path.clone(), reason };
-            let bytes = read_limited(&path, nnue::MAX_FILE_SIZE as u64).map_err(error)?;
+            let bytes = read_limited(&path, nnue::FILE_SIZE as u64).map_err(error)?;
             Network::from_bytes(&bytes).map_err(|e| error(e.to_string()))?
         };
         self.searcher.set_evaluation(if use_nnue {

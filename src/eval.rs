@@ -18,6 +18,8 @@ mod pawns;
 mod score;
 mod weights;
 
+#[cfg(feature = "tune")]
+pub use evaluator::TrialNetwork;
 pub use evaluator::{Evaluation, Evaluator};
 pub use pawns::PawnCache;
 pub use score::S;

@@ -7,7 +7,7 @@
 
 use crate::board::Board;
 use crate::engine::book::Book;
-use crate::eval::nnue::{Accumulator, Net, Network, by_width};
+use crate::eval::nnue::{Accumulator, Net, Network, Simd};
 use crate::movegen::{legal_moves, parse_move};
 use crate::notation::{pgn, san};
 use crate::perft;
@@ -143,15 +143,12 @@ fn book(input: &[u8]) {
 }
 
 fn network(input: &[u8]) {
-    let Ok(network) = Network::from_bytes(input) else { return };
-    by_width!(network, net => evaluate_both_ways(&net));
-}
-
-fn evaluate_both_ways<const H: usize>(net: &Net<H>) {
+    let Ok(net) = Network::from_bytes(input) else { return };
     for fen in &crate::bench::POSITIONS[..4] {
         let board = Board::from_fen(fen).expect("bench positions are valid");
         let from_scratch = net.evaluate(&board);
-        let accumulated = Accumulator::new(net, &board).evaluate(net, board.side_to_move(), net.output_bucket(&board));
+        let (stm, bucket) = (board.side_to_move(), Net::output_bucket(&board));
+        let accumulated = Accumulator::new(&net, &board).evaluate(&net, stm, bucket, Simd::current());
         assert_eq!(from_scratch, accumulated, "both ways of evaluating agree");
     }
 }

@@ -1249,18 +1249,12 @@ mod tests {
         Limits { depth: Some(d), ..Limits::default() }
     }
 
-    /// A random network of each width this build reads, the built-in network's shape otherwise.
+    /// Two random networks of the built-in network's shape.
     fn random_networks(seed: u64) -> impl Iterator<Item = Evaluation> {
-        use crate::eval::nnue::{Activation, Shape, WIDTHS, random_network_of};
-        WIDTHS
-            .map(|hidden| {
-                let shape = Shape { output_buckets: 8, ..Shape::plain(hidden, Activation::SCReLU) };
-                Evaluation::Network(random_network_of(shape, seed))
-            })
-            .into_iter()
+        [seed, seed + 1].map(|seed| Evaluation::Network(crate::eval::nnue::random_network(seed))).into_iter()
     }
 
-    /// With a network of either width, every move and null move of the search updates the
+    /// With either network, every move and null move of the search updates the
     /// accumulators; the search checks them against fresh ones as it goes (debug assertions,
     /// on in tests) over positions with castling, en passant and promotions.
     #[test]
@@ -1276,11 +1270,11 @@ mod tests {
     }
 
     /// The same search threads serve every evaluation in turn: switching to the hand-crafted
-    /// evaluation and to a network of the other width, and back, gives the search a fresh
+    /// evaluation and to another network, and back, gives the search a fresh
     /// network's search gives, node for node, and the three evaluations search differently.
     #[test]
     fn one_evaluator_serves_every_evaluation() {
-        let [other_width, network] = random_networks(3).collect::<Vec<_>>().try_into().unwrap();
+        let [other, network] = random_networks(3).collect::<Vec<_>>().try_into().unwrap();
         let fen = crate::bench::POSITIONS[3];
         let summary = |(infos, best): (Vec<Info>, Option<Move>)| {
             let last = infos.last().unwrap();
@@ -1295,13 +1289,13 @@ mod tests {
         run(&mut switched, crate::bench::POSITIONS[5], depth(5));
         switched.set_evaluation(Evaluation::HandCrafted);
         let hand_crafted = summary(run(&mut switched, fen, depth(7)));
-        switched.set_evaluation(other_width);
-        let narrow = summary(run(&mut switched, fen, depth(7)));
+        switched.set_evaluation(other);
+        let second = summary(run(&mut switched, fen, depth(7)));
         switched.set_evaluation(network);
         assert_eq!(summary(run(&mut switched, fen, depth(7))), expected);
         assert_ne!(hand_crafted, expected);
-        assert_ne!(narrow, expected);
-        assert_ne!(narrow, hand_crafted);
+        assert_ne!(second, expected);
+        assert_ne!(second, hand_crafted);
     }
 
     /// The time a move deserves grows while the search struggles: a best move that keeps

@@ -6,12 +6,15 @@
 
 pub mod datagen;
 pub mod float_net;
+pub mod network;
 pub mod packed;
+pub mod shape;
 pub mod train;
 
 use crate::board::Board;
 use crate::eval::Evaluation;
-use crate::eval::nnue::{Activation, KingBuckets, MAX_OUTPUT_BUCKETS, Network};
+use network::QuantisedNet;
+use shape::{Activation, KingBuckets, MAX_OUTPUT_BUCKETS};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -50,7 +53,8 @@ pub enum Command {
         /// Start no new game after this many minutes.
         #[arg(long, value_name = "MINUTES")]
         max_minutes: Option<f64>,
-        /// Play with this network file (default, or `builtin`: the built-in one).
+        /// Play with this network file (default, or `builtin`: the built-in one); a network of
+        /// a shape the engine does not read plays too, evaluating each position afresh (slower).
         #[arg(long, value_name = "FILE")]
         net: Option<PathBuf>,
         /// Play with the hand-crafted evaluation instead of a network.
@@ -92,9 +96,9 @@ pub enum Command {
         /// shape, and refuses shape options that differ from it.
         #[arg(long, value_enum)]
         activation: Option<Activation>,
-        /// Neurons in the hidden layer (default: this build's, the only size it quantises;
-        /// another trains checkpoints for a build made with that size).
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=train::MAX_HIDDEN as i64))]
+        /// Neurons in the hidden layer (default: the engine's; the engine plays only its own
+        /// shape, the trainer's tools any).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=shape::MAX_HIDDEN as i64))]
         hidden: Option<u32>,
         /// Sets of output weights chosen by the number of pieces on the board (default 8, the
         /// built-in network's: 2-5, 6-9, ..., 30-32 pieces).
@@ -159,7 +163,7 @@ pub fn run(command: Command) -> Result<(), String> {
             }
             let max_time = max_minutes.map(|m| Duration::from_secs_f64(m.max(0.0) * 60.0));
             let evaluation = match net {
-                Some(path) => Evaluation::Network(read_network(&path)?),
+                Some(path) => read_network(&path)?.into_evaluation()?,
                 None if hand_crafted => Evaluation::HandCrafted,
                 None => Evaluation::embedded(),
             };
@@ -257,10 +261,10 @@ fn parse_king_buckets(text: &str) -> Result<KingBuckets, String> {
 
 /// The network in the file at `path` (`builtin`: the one built into the binary), or why it
 /// cannot be used.
-fn read_network(path: &Path) -> Result<Network, String> {
+fn read_network(path: &Path) -> Result<QuantisedNet, String> {
     if path.to_str() == Some("builtin") {
-        return Ok(crate::eval::nnue::embedded());
+        return Ok(QuantisedNet::embedded());
     }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    QuantisedNet::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }

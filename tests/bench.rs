@@ -50,3 +50,64 @@ fn bad_bench_depth_is_refused() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).to_lowercase().contains("depth"));
 }
+
+/// The network's loops (`SENTINEL_SIMD`) and whether this processor runs them, slowest first.
+fn simd_paths() -> [(&'static str, bool); 4] {
+    #[cfg(target_arch = "x86_64")]
+    let (avx2, avx512) = (
+        std::arch::is_x86_feature_detected!("avx2"),
+        std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw"),
+    );
+    #[cfg(not(target_arch = "x86_64"))]
+    let (avx2, avx512) = (false, false);
+    [("portable", true), ("neon", cfg!(target_arch = "aarch64")), ("avx2", avx2), ("avx512", avx512)]
+}
+
+/// Every path of the network's loops this processor runs, forced with `SENTINEL_SIMD`, gives
+/// the same evaluations (`eval` of a few positions) and the same `bench`, line for line; a path
+/// it lacks, or a name of none, falls back to the fastest it has with a warning on stderr, and
+/// searches the same. The path taken is logged (`RUST_LOG=info`).
+#[test]
+fn every_simd_path_evaluates_and_benches_alike() {
+    let run = |setting: &str| {
+        let commands = [
+            "position startpos",
+            "eval",
+            "position fen r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 7",
+            "eval",
+            "position fen 8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "eval",
+            "bench 6",
+        ];
+        let output = Command::new(env!("CARGO_BIN_EXE_sentinel"))
+            .args(commands)
+            .env("SENTINEL_SIMD", setting)
+            .env("RUST_LOG", "warn,sentinel::eval::nnue::simd=info")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert!(output.status.success(), "{setting}: {stdout}");
+        let mut lines: Vec<String> = stdout.lines().map(str::to_string).collect();
+        let last = lines.pop().unwrap_or_default();
+        lines.push(format!("total {}", total_nodes(&last)));
+        (lines, String::from_utf8(output.stderr).unwrap())
+    };
+    let (reference, _) = run("portable");
+    assert_eq!(reference.iter().filter(|l| l.starts_with("Network evaluation ")).count(), 3, "{reference:?}");
+    let fastest = simd_paths().iter().rev().find(|(_, here)| *here).map_or("portable", |(name, _)| name);
+    for (name, here) in simd_paths() {
+        let (lines, stderr) = run(name);
+        assert_eq!(lines, reference, "{name}");
+        let taken = if here { name } else { fastest };
+        assert!(stderr.contains(&format!("network loops: {taken}")), "{name}: {stderr}");
+        assert_eq!(stderr.contains(&format!("SENTINEL_SIMD={name}: this processor lacks it")), !here, "{stderr}");
+    }
+    let (lines, stderr) = run("sse9");
+    assert_eq!(lines, reference);
+    assert!(
+        stderr.contains(&format!(
+            "SENTINEL_SIMD=sse9 names no path (auto, portable, neon, avx2, avx512); using {fastest}"
+        )),
+        "{stderr}"
+    );
+}

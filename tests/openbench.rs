@@ -68,6 +68,27 @@ fn a_search_given_as_an_argument_finishes_and_an_endless_one_is_stopped() {
     assert!(out.lines().last().is_some_and(|l| l.starts_with("bestmove ")), "{out}");
 }
 
+/// On the command line as in a session, a network file of a shape the engine does not read is
+/// refused with what it is and what the engine reads, and the run fails (exit code 2) after
+/// the bench ran with the built-in network.
+#[test]
+fn a_network_of_another_shape_fails_the_run_with_the_reason() {
+    let mut bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/src/eval/network.nnue")).unwrap();
+    bytes[12..16].copy_from_slice(&256u32.to_le_bytes());
+    let path = temp_path("narrow.nnue");
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, reference, _) = run(&["bench", "2"]);
+    assert_eq!(code, Some(0));
+    let (code, out, err) = run(&[&format!("setoption name EvalFile value {}", path.display()), "bench 2"]);
+    assert_eq!(code, Some(2), "{out}");
+    let reason = "the network has 256 hidden neurons, SCReLU, 8 output buckets, no king buckets; this engine reads \
+                  only 512 hidden neurons, SCReLU, 8 output buckets, no king buckets";
+    assert!(out.lines().any(|l| l.starts_with("info string cannot use the network") && l.contains(reason)), "{out}");
+    assert!(err.contains("1 of the commands failed"), "{err}");
+    assert_eq!(bench_nodes(&out), bench_nodes(&reference), "the bench ran with the built-in network:\n{out}");
+    std::fs::remove_file(path).unwrap();
+}
+
 #[test]
 fn a_refused_argument_fails_the_run_after_the_others_ran() {
     let (code, out, err) = run(&["nonsense", "bench 2"]);

@@ -569,9 +569,10 @@ fn evaluation_options_switch_the_evaluation() {
     engine.check(score == network, &format!("the built-in network's own file: {score}, not {network}"));
 }
 
-/// A network file with king buckets (four, the board mirrored when the king is on files e-h)
-/// and eight output buckets, its weights drawn from a seeded generator, with `hidden` neurons.
-fn bucketed_network(hidden: usize) -> Vec<u8> {
+/// A version-3 network file of the shape given (hidden size, activation code, output buckets,
+/// and king buckets mirrored onto files a-d when given), its weights drawn from a seeded
+/// generator.
+fn network_file(hidden: usize, activation: u32, outputs: usize, king_buckets: Option<[u8; 64]>) -> Vec<u8> {
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move |range: i64| {
         state ^= state << 13;
@@ -579,13 +580,12 @@ fn bucketed_network(hidden: usize) -> Vec<u8> {
         state ^= state << 17;
         (state % (2 * range as u64 + 1)) as i64 - range
     };
-    let (kings, outputs) = (4, 8);
+    let kings = king_buckets.map_or(1, |map| *map.iter().max().unwrap() as usize + 1);
     let mut bytes = b"SNTLNNUE".to_vec();
-    for word in [3, hidden as u32, 1, outputs as u32, 1] {
+    for word in [3, hidden as u32, activation, outputs as u32, king_buckets.is_some() as u32] {
         bytes.extend_from_slice(&word.to_le_bytes());
     }
-    // Ranks 1-2 or 3-8, files a-b (and g-h, their mirror) or c-f.
-    bytes.extend((0..64).map(|sq| (sq / 8 >= 2) as u8 * 2 + ((sq % 8) / 2 % 3 == 0) as u8));
+    bytes.extend(king_buckets.unwrap_or([0; 64]));
     let weights = [(kings * 768 * hidden, 60), (hidden, 100), (outputs * 2 * hidden, 127)];
     for (count, range) in weights {
         (0..count).for_each(|_| bytes.extend_from_slice(&(next(range) as i16).to_le_bytes()));
@@ -594,12 +594,13 @@ fn bucketed_network(hidden: usize) -> Vec<u8> {
     bytes
 }
 
-/// `EvalFile` takes a network of any shape this build evaluates (here with king buckets and
-/// output buckets, 256 and then 512 neurons wide) and evaluates with it; a file of another
-/// hidden size, a truncated one and one with a bad header are each reported with what is
-/// wrong, and the network in use stays.
+/// `EvalFile` takes a network of the built-in network's shape (512 hidden neurons, SCReLU, 8
+/// output buckets, no king buckets) and evaluates with it. A network of any other shape (king
+/// buckets, another width, CReLU, one output bucket), of the old format version 2 or of an
+/// unknown version, or a truncated one, is refused with an error that names what the file is
+/// and what the engine reads, and the network in use stays.
 #[test]
-fn eval_file_takes_every_shape_this_build_reads_and_keeps_its_network_otherwise() {
+fn eval_file_takes_the_engine_s_shape_and_refuses_every_other() {
     let write = |name: &str, bytes: &[u8]| {
         let path = std::env::temp_dir().join(format!("sentinel-{}-{name}.nnue", std::process::id()));
         std::fs::write(&path, bytes).unwrap();
@@ -607,30 +608,46 @@ fn eval_file_takes_every_shape_this_build_reads_and_keeps_its_network_otherwise(
     };
     let mut engine = Engine::uci();
     let network = depth_one_score(&mut engine);
-    let mut scores = vec![network.clone()];
-    for hidden in [256, 512] {
-        let path = write(&format!("bucketed-{hidden}"), &bucketed_network(hidden));
-        engine.send(&format!("setoption name EvalFile value {path}"));
-        ready_without_errors(&mut engine);
-        let score = depth_one_score(&mut engine);
-        engine.check(!scores.contains(&score), &format!("the {hidden}-wide network scores as one before it: {score}"));
-        scores.push(score);
-    }
-    let (bucketed, score) = (bucketed_network(512), scores[2].clone());
+    let same_shape = network_file(512, 1, 8, None);
+    engine.send(&format!("setoption name EvalFile value {}", write("same-shape", &same_shape)));
+    ready_without_errors(&mut engine);
+    let score = depth_one_score(&mut engine);
+    engine.check(score != network, &format!("the new network scores as the built-in one: {score}"));
 
-    let mut odd = bucketed.clone();
-    odd[12..16].copy_from_slice(&384u32.to_le_bytes());
-    let mut old = bucketed.clone();
-    old[8] = 7;
-    let mut lopsided = bucketed.clone();
-    lopsided[28 + 6] = 0;
+    // Ranks 1-2 or 3-8, files a-b (and g-h, their mirror) or c-f.
+    let quartered = std::array::from_fn(|sq| (sq / 8 >= 2) as u8 * 2 + ((sq % 8) / 2 % 3 == 0) as u8);
+    let mut version_2 = b"SNTLNNUE".to_vec();
+    [2u32, 256, 1].iter().for_each(|word| version_2.extend_from_slice(&word.to_le_bytes()));
+    version_2.extend_from_slice(&network_file(256, 1, 1, None)[92..]);
+    let mut unknown = same_shape.clone();
+    unknown[8] = 7;
+    let reads = "this engine reads only 512 hidden neurons, SCReLU, 8 output buckets, no king buckets";
     let refused = [
-        ("odd", &odd[..], "384 hidden neurons; this build reads 256 or 512"),
-        ("truncated", &bucketed[..bucketed.len() - 1000], "truncated: expected"),
-        ("old", &old[..], "network format version 7"),
-        ("lopsided", &lopsided[..], "king buckets are mirrored but b1 is not in its mirror square's bucket"),
+        (
+            "bucketed",
+            network_file(512, 1, 8, Some(quartered)),
+            "512 hidden neurons, SCReLU, 8 output buckets, 4 king buckets, mirrored",
+        ),
+        ("narrow", network_file(256, 1, 8, None), "256 hidden neurons, SCReLU, 8 output buckets, no king buckets"),
+        ("crelu", network_file(512, 0, 8, None), "512 hidden neurons, CReLU, 8 output buckets, no king buckets"),
+        (
+            "single-output",
+            network_file(512, 1, 1, None),
+            "512 hidden neurons, SCReLU, 1 output bucket, no king buckets",
+        ),
     ];
-    for (name, bytes, reason) in refused {
+    for (name, bytes, shape) in refused {
+        let reason = format!("the network has {shape}; {reads}");
+        expect_error(&mut engine, &format!("setoption name EvalFile value {}", write(name, &bytes)), &reason);
+        let after = depth_one_score(&mut engine);
+        engine.check(after == score, &format!("the {name} file changed the score: {after}, not {score}"));
+    }
+    let damaged = [
+        ("version-2", &version_2[..], "network format version 2; this engine reads version 3 networks of 512 hidden"),
+        ("unknown", &unknown[..], "network format version 7"),
+        ("truncated", &same_shape[..same_shape.len() - 1000], "truncated: expected"),
+    ];
+    for (name, bytes, reason) in damaged {
         expect_error(&mut engine, &format!("setoption name EvalFile value {}", write(name, bytes)), reason);
         let after = depth_one_score(&mut engine);
         engine.check(after == score, &format!("the {name} file changed the score: {after}, not {score}"));

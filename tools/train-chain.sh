@@ -22,6 +22,11 @@
 # from net 11) runs from a clean checkout. The data files are not in git: generations 5-7 and
 # 9 also train on earlier generations' data, which must be made first.
 #
+# Nets 4a to 8 are 256 wide (net 4a in the version-2 file format), shapes the engine no longer
+# reads; the tools binary (`--features tune`) reads, trains and plays them (`datagen --net`
+# evaluates each position afresh with them, slower than the engine's own shape), so the whole
+# chain replays with it.
+#
 # A re-run makes networks of the same recipe, not the same bytes: games played on several
 # threads reach the file in the order they end, every generation plays with today's search
 # (the originals played with the search of their day) and the openings are the repository's

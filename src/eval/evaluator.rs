@@ -1,13 +1,13 @@
 //! The evaluation as the search sees it: one object per search thread that follows the line
 //! being searched (`push` a move, `pop` it) and scores its last position. Whether a network or
 //! the hand-crafted evaluation answers, and whatever state that takes (the network's
-//! accumulators, one per ply, and its refresh cache; the hand-crafted evaluation's pawn
-//! cache), stays in here, so the search neither knows nor branches on which evaluation it
+//! accumulators, one per ply; the hand-crafted evaluation's pawn cache), stays in here, so the search neither knows nor branches on which evaluation it
 //! serves.
 
-use super::nnue::{Accumulator, NARROW, Net, Network, RefreshCache, WIDE};
+use super::nnue::{Accumulator, Net, Network, Simd};
 use super::{PawnCache, evaluate, scale_network};
 use crate::board::{Board, Move};
+#[cfg(feature = "tune")]
 use std::sync::Arc;
 
 /// Which evaluation to search with: cheap to clone, and two are the same evaluation only if
@@ -16,6 +16,17 @@ use std::sync::Arc;
 pub enum Evaluation {
     Network(Network),
     HandCrafted,
+    /// A network of a shape the engine does not compile, which the trainer's tools play with
+    /// (`datagen --net`): evaluated afresh at each position, by the trainer's code.
+    #[cfg(feature = "tune")]
+    Trial(Arc<dyn TrialNetwork>),
+}
+
+/// A network of a shape under test, as the trainer reads it (`tune`).
+#[cfg(feature = "tune")]
+pub trait TrialNetwork: std::fmt::Debug + Send + Sync {
+    /// The evaluation of `board` for its side to move, in centipawns.
+    fn evaluate(&self, board: &Board) -> i32;
 }
 
 impl Evaluation {
@@ -30,6 +41,8 @@ impl Evaluation {
         match (self, other) {
             (Evaluation::Network(a), Evaluation::Network(b)) => a.same_as(b),
             (Evaluation::HandCrafted, Evaluation::HandCrafted) => true,
+            #[cfg(feature = "tune")]
+            (Evaluation::Trial(a), Evaluation::Trial(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -43,28 +56,30 @@ pub struct Evaluator {
     evaluations: u64,
 }
 
-/// The network's width picks the variant, once, so that every move the search makes runs
-/// the code compiled for that width.
 enum State {
-    Narrow(Line<NARROW>),
-    Wide(Line<WIDE>),
-    HandCrafted { pawns: PawnCache },
+    Network(Line),
+    HandCrafted {
+        pawns: PawnCache,
+    },
+    #[cfg(feature = "tune")]
+    Trial(Arc<dyn TrialNetwork>),
 }
 
 /// The accumulators of every position on the line, the root's first; `top` is the last. The
 /// stack grows to the deepest line followed and stays that long, so after the first search
 /// nothing is allocated (and the evaluation needs no word of the search's limits).
-struct Line<const H: usize> {
-    network: Arc<Net<H>>,
-    stack: Vec<Accumulator<H>>,
+struct Line {
+    network: Network,
+    stack: Vec<Accumulator>,
     top: usize,
-    cache: RefreshCache<H>,
+    /// The network's loops this process runs (`Simd::current`).
+    simd: Simd,
 }
 
-impl<const H: usize> Line<H> {
-    fn new(network: &Arc<Net<H>>) -> Line<H> {
+impl Line {
+    fn new(network: &Network) -> Line {
         let root = Accumulator::new(network, &Board::start_position());
-        Line { network: Arc::clone(network), stack: vec![root], top: 0, cache: RefreshCache::new(network) }
+        Line { network: network.clone(), stack: vec![root], top: 0, simd: Simd::current() }
     }
 
     fn start(&mut self, board: &Board) {
@@ -76,7 +91,7 @@ impl<const H: usize> Line<H> {
     fn push(&mut self, board: &Board, mv: Move) {
         self.grow();
         let (done, next) = self.stack.split_at_mut(self.top + 1);
-        done[self.top].play_into(&mut next[0], &self.network, board, mv, &mut self.cache);
+        done[self.top].play_into(&mut next[0], &self.network, board, mv, self.simd);
         self.top += 1;
     }
 
@@ -104,7 +119,8 @@ impl<const H: usize> Line<H> {
             "incremental accumulators differ from fresh ones in {}",
             board.to_fen()
         );
-        scale_network(board, acc.evaluate(network, board.side_to_move(), network.output_bucket(board)))
+        let bucket = Net::output_bucket(board);
+        scale_network(board, acc.evaluate(network, board.side_to_move(), bucket, self.simd))
     }
 }
 
@@ -112,9 +128,10 @@ impl Evaluator {
     /// An evaluator for `evaluation`, following the start position until `start` says otherwise.
     pub fn new(evaluation: &Evaluation) -> Evaluator {
         let state = match evaluation {
-            Evaluation::Network(Network::Narrow(network)) => State::Narrow(Line::new(network)),
-            Evaluation::Network(Network::Wide(network)) => State::Wide(Line::new(network)),
+            Evaluation::Network(network) => State::Network(Line::new(network)),
             Evaluation::HandCrafted => State::HandCrafted { pawns: PawnCache::new() },
+            #[cfg(feature = "tune")]
+            Evaluation::Trial(network) => State::Trial(Arc::clone(network)),
         };
         Evaluator { state, evaluations: 0 }
     }
@@ -123,15 +140,10 @@ impl Evaluator {
     /// when the evaluation is the one it had.
     pub fn start(&mut self, evaluation: &Evaluation, board: &Board) {
         match (&mut self.state, evaluation) {
-            (State::Narrow(line), Evaluation::Network(Network::Narrow(wanted)))
-                if Arc::ptr_eq(&line.network, wanted) =>
-            {
-                line.start(board)
-            }
-            (State::Wide(line), Evaluation::Network(Network::Wide(wanted))) if Arc::ptr_eq(&line.network, wanted) => {
-                line.start(board)
-            }
+            (State::Network(line), Evaluation::Network(wanted)) if line.network.same_as(wanted) => line.start(board),
             (State::HandCrafted { .. }, Evaluation::HandCrafted) => {}
+            #[cfg(feature = "tune")]
+            (State::Trial(network), Evaluation::Trial(wanted)) if Arc::ptr_eq(network, wanted) => {}
             _ => {
                 *self = Evaluator::new(evaluation);
                 self.start(evaluation, board);
@@ -142,29 +154,23 @@ impl Evaluator {
     /// `mv` is about to be played on `board`: what the position after it needs.
     #[inline(always)]
     pub fn push(&mut self, board: &Board, mv: Move) {
-        match &mut self.state {
-            State::Narrow(line) => line.push(board, mv),
-            State::Wide(line) => line.push(board, mv),
-            State::HandCrafted { .. } => {}
+        if let State::Network(line) = &mut self.state {
+            line.push(board, mv);
         }
     }
 
     /// The side to move passes: the pieces, and so the accumulators, stay as they were.
     pub fn push_null(&mut self) {
-        match &mut self.state {
-            State::Narrow(line) => line.push_null(),
-            State::Wide(line) => line.push_null(),
-            State::HandCrafted { .. } => {}
+        if let State::Network(line) = &mut self.state {
+            line.push_null();
         }
     }
 
     /// The last move pushed is taken back.
     #[inline(always)]
     pub fn pop(&mut self) {
-        match &mut self.state {
-            State::Narrow(line) => line.top -= 1,
-            State::Wide(line) => line.top -= 1,
-            State::HandCrafted { .. } => {}
+        if let State::Network(line) = &mut self.state {
+            line.top -= 1;
         }
     }
 
@@ -172,9 +178,10 @@ impl Evaluator {
     pub fn evaluate(&mut self, board: &Board) -> i32 {
         self.evaluations += 1;
         match &mut self.state {
-            State::Narrow(line) => line.evaluate(board, self.evaluations),
-            State::Wide(line) => line.evaluate(board, self.evaluations),
+            State::Network(line) => line.evaluate(board, self.evaluations),
             State::HandCrafted { pawns } => evaluate(board, pawns),
+            #[cfg(feature = "tune")]
+            State::Trial(network) => scale_network(board, network.evaluate(board)),
         }
     }
 }
@@ -182,29 +189,29 @@ impl Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::PieceKind;
-    use crate::eval::nnue::{Activation, Shape, WIDTHS, quartered, random_network_of};
+    use crate::eval::nnue::random_network;
     use crate::movegen::legal_moves;
 
-    /// With a network of king buckets (mirrored) and output buckets, of each width, the
-    /// evaluator follows a line of king walks, null moves and take-backs from a new root, as
-    /// the search drives it, and scores every position as the network does from scratch. One
-    /// evaluator serves all the networks in turn, as a thread does when `EvalFile` changes.
+    /// The evaluator follows a line of moves, null moves and take-backs from a new root, as the
+    /// search drives it, and scores every position as the network does from scratch. One
+    /// evaluator serves two networks and the hand-crafted evaluation in turn, as a thread does
+    /// when `EvalFile` or `Use NNUE` changes.
     #[test]
-    fn a_bucketed_network_follows_the_line() {
+    fn the_network_follows_the_line() {
         let mut evaluator = Evaluator::new(&Evaluation::HandCrafted);
-        for hidden in WIDTHS {
-            let shape = Shape { kings: quartered(), output_buckets: 8, ..Shape::plain(hidden, Activation::SCReLU) };
-            follow_a_line(&mut evaluator, shape);
+        for seed in [31, 32] {
+            follow_a_line(&mut evaluator, &random_network(seed));
+            let board = Board::start_position();
+            evaluator.start(&Evaluation::HandCrafted, &board);
+            assert_eq!(evaluator.evaluate(&board), evaluate(&board, &mut PawnCache::new()));
         }
     }
 
-    fn follow_a_line(evaluator: &mut Evaluator, shape: Shape) {
-        let network = random_network_of(shape, 31);
+    fn follow_a_line(evaluator: &mut Evaluator, network: &Network) {
         let evaluation = Evaluation::Network(network.clone());
         let mut board = Board::from_fen("r3k2r/pp3ppp/2n5/3p4/3P4/2N5/PP3PPP/R3K2R w KQkq - 0 12").unwrap();
         evaluator.start(&evaluation, &board);
-        let (mut state, mut nulls, mut crossings) = (7u64, Vec::new(), 0);
+        let (mut state, mut nulls) = (7u64, Vec::new());
         for step in 0..600 {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let pick = (state >> 33) as usize;
@@ -217,25 +224,13 @@ mod tests {
                 board.make_null_move();
                 nulls.push(true);
             } else {
-                // King moves half the time, so that the king crosses the buckets' boundaries.
-                let king = |mv: &&Move| board.piece_at(mv.from()).is_kind(PieceKind::King);
-                let kings: Vec<Move> = moves.as_slice().iter().filter(king).copied().collect();
-                let mv = if !kings.is_empty() && pick.is_multiple_of(2) {
-                    kings[pick / 2 % kings.len()]
-                } else {
-                    moves.as_slice()[pick / 2 % moves.len()]
-                };
-                let us = board.side_to_move();
-                let view = |board: &Board| shape.view(us, board.king_square(us));
-                let before = view(&board);
+                let mv = moves.as_slice()[pick / 2 % moves.len()];
                 evaluator.push(&board, mv);
                 board.make_move(mv);
-                crossings += (view(&board) != before) as usize;
                 nulls.push(false);
             }
             let expected = crate::eval::scale_network(&board, network.evaluate(&board));
             assert_eq!(evaluator.evaluate(&board), expected, "step {step}: {}", board.to_fen());
         }
-        assert!(crossings > 20, "{crossings} king moves into another view");
     }
 }

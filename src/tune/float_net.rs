@@ -5,12 +5,14 @@
 //! One unit of output is `EVAL_SCALE` centipawns, and an accumulator value of 1.0 is what the
 //! quantised network stores as `QA`, so quantising is a matter of scaling and rounding. The
 //! whole shape, hidden size included, is a run-time value here (the tests check gradients on
-//! tiny networks); only a network of a width inference reads (`nnue::WIDTHS`) quantises.
+//! tiny networks), and every shape quantises (`network`); only the engine's shape plays in the
+//! engine.
 
+use super::network::QuantisedNet;
 use super::packed::Record;
+use super::shape::{Activation, PIECE_INPUTS, Shape};
 use crate::board::{Color, PieceKind, Square};
-use crate::eval::nnue::Activation;
-use crate::eval::nnue::{EVAL_SCALE, MAX_OUTPUT_WEIGHT, Network, PIECE_INPUTS, QA, QB, Shape};
+use crate::eval::nnue::{EVAL_SCALE, MAX_OUTPUT_WEIGHT, QA, QB};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 /// Scores beyond this (centipawns) are clipped: the sigmoid target is flat out there anyway.
@@ -206,9 +208,11 @@ impl FloatNet {
 
     /// The float network a quantised one stands for: quantising it gives `network` back
     /// exactly, so training can go on from a network file when its checkpoints are gone.
-    pub fn dequantise(network: &Network) -> FloatNet {
+    pub fn dequantise(network: &QuantisedNet) -> FloatNet {
         let (features, biases, outputs, out_biases) = network.parts();
-        let scaled = |values: Vec<i16>, scale: i32| values.into_iter().map(move |q| q as f32 / scale as f32);
+        fn scaled(values: &[i16], scale: i32) -> impl Iterator<Item = f32> + '_ {
+            values.iter().map(move |&q| q as f32 / scale as f32)
+        }
         let params = scaled(features, QA)
             .chain(scaled(biases, QA))
             .chain(scaled(outputs, QB))
@@ -218,7 +222,7 @@ impl FloatNet {
     }
 
     /// The quantised network, and how many parameters had to be clamped to fit.
-    pub fn quantise(&self) -> Result<(Network, usize), String> {
+    pub fn quantise(&self) -> Result<(QuantisedNet, usize), String> {
         let (bias, output, output_bias) = FloatNet::offsets(&self.shape);
         let mut clamped = 0;
         let mut quantise = |values: &[f32], scale: i32, limit: i16| -> Vec<i16> {
@@ -241,7 +245,7 @@ impl FloatNet {
             .map(|&b| (b as f64 * (QA * QB) as f64).round().clamp(i32::MIN as f64, i32::MAX as f64) as i32)
             .collect();
         let net =
-            Network::from_parts(self.shape, &features, &biases, &outputs, &out_biases).map_err(|e| e.to_string())?;
+            QuantisedNet::from_parts(self.shape, features, biases, outputs, out_biases).map_err(|e| e.to_string())?;
         Ok((net, clamped))
     }
 }
@@ -337,8 +341,8 @@ fn slope<const SQUARED: bool>(x: f32) -> f32 {
 mod tests {
     use super::*;
     use crate::board::Board;
-    use crate::eval::nnue::quartered;
     use crate::rules::GameResult;
+    use crate::tune::shape::quartered;
 
     fn record(fen: &str, white_score: i16, outcome: GameResult) -> Record {
         Record::pack(&Board::from_fen(fen).unwrap(), white_score, outcome)
@@ -429,7 +433,7 @@ mod tests {
     /// network evaluates as the quantised one does: fine-tuning starts where the file is.
     #[test]
     fn dequantising_the_embedded_network_loses_nothing() {
-        let embedded = crate::eval::nnue::embedded();
+        let embedded = QuantisedNet::embedded();
         let float = FloatNet::dequantise(&embedded);
         let (again, clamped) = float.quantise().unwrap();
         assert_eq!((again, clamped), (embedded.clone(), 0));

@@ -18,10 +18,10 @@
 //! the end of the run writes the quantised network.
 
 use super::float_net::{FloatNet, Labels, OUTPUT_WEIGHT_LIMIT, Position, Scratch, sigmoid};
+use super::network::QuantisedNet;
 use super::packed::{self, Record};
-use crate::eval::nnue::{
-    Activation, DEFAULT_HIDDEN, EVAL_SCALE, KingBuckets, NARROW, Network, SHAPE_BYTES, Shape, WIDE, WIDTHS,
-};
+use super::shape::{Activation, KingBuckets, Shape};
+use crate::eval::nnue::{EVAL_SCALE, FileShape, HIDDEN, SHAPE_BYTES};
 use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -39,20 +39,16 @@ pub struct Options {
     pub out: Option<PathBuf>,
     pub resume: Option<PathBuf>,
     /// A network to start from instead of random weights (with a fresh optimiser).
-    pub init: Option<(String, Network)>,
+    pub init: Option<(String, QuantisedNet)>,
     /// Networks whose validation loss is printed beside the hand-crafted evaluation's, by name.
-    pub compare: Vec<(String, Network)>,
+    pub compare: Vec<(String, QuantisedNet)>,
 }
-
-/// The largest hidden layer the trainer takes (a checkpoint's size is checked against it
-/// before anything is allocated).
-pub const MAX_HIDDEN: usize = 4096;
 
 /// The output buckets of a new run: the built-in network's, as every generation since net 7.
 pub const DEFAULT_OUTPUT_BUCKETS: usize = 8;
 
 /// The shape the command line asks for: what a new run trains (each part not given takes its
-/// default, the built-in network's shape: the build's hidden size, no king buckets,
+/// default, the built-in network's shape: the engine's hidden size, no king buckets,
 /// `DEFAULT_OUTPUT_BUCKETS`, SCReLU), and what a resumed run's checkpoint must agree with.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ShapeChoice {
@@ -66,7 +62,7 @@ impl ShapeChoice {
     pub fn shape(&self) -> Shape {
         Shape {
             kings: self.kings.unwrap_or(KingBuckets::NONE),
-            hidden: self.hidden.unwrap_or(DEFAULT_HIDDEN),
+            hidden: self.hidden.unwrap_or(HIDDEN),
             output_buckets: self.output_buckets.unwrap_or(DEFAULT_OUTPUT_BUCKETS),
             activation: self.activation.unwrap_or(Activation::SCReLU),
         }
@@ -364,15 +360,14 @@ pub fn hand_crafted_loss(data: &[Record], wdl: f32, threads: usize) -> f64 {
 
 /// A quantised network's loss over `data`: the bar for the next generation is the network
 /// it would replace, on positions neither was trained on.
-pub fn network_loss(net: &Network, data: &[Record], wdl: f32, threads: usize) -> f64 {
+pub fn network_loss(net: &QuantisedNet, data: &[Record], wdl: f32, threads: usize) -> f64 {
     evaluation_loss(data, wdl, threads, || |record: &Record| Some(network_evaluation(net, record)))
 }
 
 /// A quantised network's evaluation of a record (centipawns, the side to move's view), its
 /// accumulators computed afresh from the packed pieces.
-fn network_evaluation(net: &Network, record: &Record) -> i32 {
-    let bucket = net.shape().output_bucket(record.piece_count());
-    net.evaluate_pieces(record.pieces(), record.side_to_move(), bucket)
+fn network_evaluation(net: &QuantisedNet, record: &Record) -> i32 {
+    net.evaluate_pieces(record.pieces(), record.side_to_move())
 }
 
 /// Adds to `grad` the gradient of the loss over `part` (each record with whether to mirror
@@ -429,7 +424,7 @@ pub struct QuantisationError {
 }
 
 /// Compares the float and quantised evaluations (centipawns) over `data`.
-pub fn quantisation_error(net: &FloatNet, quantised: &Network, data: &[Record]) -> QuantisationError {
+pub fn quantisation_error(net: &FloatNet, quantised: &QuantisedNet, data: &[Record]) -> QuantisationError {
     let mut scratch = Scratch::new(net.shape.hidden);
     let (mut max, mut sum) = (0.0f64, 0.0f64);
     for record in data {
@@ -455,7 +450,7 @@ impl Trainer {
         let mut bytes = Vec::with_capacity(CHECKPOINT_HEADER + 12 * self.net.params.len());
         bytes.extend_from_slice(CHECKPOINT_MAGIC);
         bytes.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
-        bytes.extend_from_slice(&self.net.shape.to_bytes());
+        bytes.extend_from_slice(&self.net.shape.to_file().to_bytes());
         bytes.extend_from_slice(&(self.epoch as u32).to_le_bytes());
         bytes.extend_from_slice(&self.adam.steps.to_le_bytes());
         for value in self.net.params.iter().chain(&self.adam.m).chain(&self.adam.v) {
@@ -481,10 +476,7 @@ impl Trainer {
         }
         let mut shape = [0; SHAPE_BYTES];
         shape.copy_from_slice(&bytes[SHAPE_AT..EPOCH_AT]);
-        let shape = Shape::from_bytes(&shape).map_err(|e| format!("checkpoint: {e}"))?;
-        if !(1..=MAX_HIDDEN).contains(&shape.hidden) {
-            return Err(format!("checkpoint has {} hidden neurons; the trainer takes 1 to {MAX_HIDDEN}", shape.hidden));
-        }
+        let shape = Shape::from_file(&FileShape::from_bytes(&shape)).map_err(|e| format!("checkpoint: {e}"))?;
         let count = FloatNet::param_count(&shape);
         let expected = CHECKPOINT_HEADER + 12 * count;
         if bytes.len() != expected {
@@ -573,31 +565,29 @@ pub fn run(options: &Options) -> Result<(), String> {
             start.elapsed().as_secs_f64()
         );
     }
-    let quantisation = if WIDTHS.contains(&trainer.net.shape.hidden) {
-        let (quantised, clamped) = trainer.net.quantise()?;
-        if clamped > 0 {
-            eprintln!("train: warning: {clamped} parameters were clamped to fit the quantised network");
-        }
-        let compared = if validation.is_empty() { &training[..training.len().min(100_000)] } else { &validation[..] };
-        let error = quantisation_error(&trainer.net, &quantised, compared);
-        let out = options.out.clone().unwrap_or_else(|| options.out_dir.join("net.nnue"));
-        write(&out, &quantised.to_bytes())?;
+    let (quantised, clamped) = trainer.net.quantise()?;
+    if clamped > 0 {
+        eprintln!("train: warning: {clamped} parameters were clamped to fit the quantised network");
+    }
+    let compared = if validation.is_empty() { &training[..training.len().min(100_000)] } else { &validation[..] };
+    let error = quantisation_error(&trainer.net, &quantised, compared);
+    let out = options.out.clone().unwrap_or_else(|| options.out_dir.join("net.nnue"));
+    write(&out, &quantised.to_bytes())?;
+    eprintln!(
+        "train: quantised network {}: |float - quantised| over {} positions: max {:.1} cp, mean {:.2} cp",
+        out.display(),
+        compared.len(),
+        error.max,
+        error.mean
+    );
+    if trainer.net.shape != Shape::engine() {
         eprintln!(
-            "train: quantised network {}: |float - quantised| over {} positions: max {:.1} cp, mean {:.2} cp",
-            out.display(),
-            compared.len(),
-            error.max,
-            error.mean
+            "train: the engine plays only networks of {}; this one is for the trainer's tools (datagen --net, \
+             net-eval, train --compare and --init)",
+            Shape::engine()
         );
-        format!("quantisation_max_cp {:.1} quantisation_mean_cp {:.2}", error.max, error.mean)
-    } else {
-        eprintln!(
-            "train: not quantised: this build reads networks of {NARROW} or {WIDE} hidden neurons, not {}; a build \
-             that reads that width quantises the last checkpoint (--resume it with the same --epochs)",
-            trainer.net.shape.hidden
-        );
-        "quantisation_max_cp n/a quantisation_mean_cp n/a".to_string()
-    };
+    }
+    let quantisation = format!("quantisation_max_cp {:.1} quantisation_mean_cp {:.2}", error.max, error.mean);
     let validation_loss = (!validation.is_empty()).then(|| trainer.loss(&validation, settings.wdl, threads));
     println!(
         "positions {} epochs {} trained {} positions_per_second {:.0} validation_loss {} {quantisation} seconds {:.0}",
@@ -615,9 +605,9 @@ pub fn run(options: &Options) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::board::{Board, Color, PieceKind};
-    use crate::eval::nnue::quartered;
     use crate::movegen::legal_moves;
     use crate::rules::GameResult;
+    use crate::tune::shape::quartered;
 
     /// The shape with buckets the tests train: king buckets with a boundary of every kind
     /// (`quartered`), mirrored, and eight output buckets.
@@ -682,8 +672,7 @@ mod tests {
     /// network's, which has learnt (less than half the untrained loss): 512 wide without
     /// buckets, and 256 wide with king buckets (mirrored) and eight output buckets. The one
     /// without buckets also knows that a queen up wins (the data is too thin for the other's 32
-    /// sets of inputs and outputs to know it of the start position). A width inference has no
-    /// code for does not quantise.
+    /// sets of inputs and outputs to know it of the start position). Every width quantises.
     #[test]
     fn quantised_network_follows_the_float_one() {
         let data = synthetic(3000, 2);
@@ -704,12 +693,12 @@ mod tests {
             );
             quantised
         };
-        train(bucketed(NARROW, Activation::SCReLU));
-        let plain = train(Shape::plain(WIDE, Activation::SCReLU));
+        train(bucketed(256, Activation::SCReLU));
+        let plain = train(Shape::plain(HIDDEN, Activation::SCReLU));
         let queen_up = Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
         assert!(plain.evaluate(&queen_up) > 300, "{}", plain.evaluate(&queen_up));
-        let odd = FloatNet::new(Shape::plain(384, Activation::SCReLU), 1).quantise();
-        assert_eq!(odd.err().as_deref(), Some("network has 384 hidden neurons; this build reads 256 or 512"));
+        let (odd, clamped) = FloatNet::new(Shape::plain(384, Activation::SCReLU), 1).quantise().unwrap();
+        assert_eq!((odd.shape().hidden, clamped), (384, 0));
     }
 
     /// The positions' work gives the same loss and gradients, to the bit, on the AVX2 path
@@ -717,7 +706,7 @@ mod tests {
     /// the machine takes.
     #[test]
     fn the_vector_path_computes_what_the_portable_one_does() {
-        let net = FloatNet::new(bucketed(DEFAULT_HIDDEN, Activation::SCReLU), 8);
+        let net = FloatNet::new(bucketed(HIDDEN, Activation::SCReLU), 8);
         let batch: Vec<(Record, bool)> = synthetic(300, 9)
             .into_iter()
             .enumerate()
@@ -784,16 +773,16 @@ mod tests {
     /// A resumed run keeps its checkpoint's shape: options that ask for another are named.
     #[test]
     fn shape_options_name_what_a_checkpoint_lacks() {
-        let shape = bucketed(DEFAULT_HIDDEN, Activation::SCReLU);
+        let shape = bucketed(HIDDEN, Activation::SCReLU);
         let none = ShapeChoice::default();
         // The defaults are the built-in network's shape: eight output buckets.
-        let plain = Shape::plain(DEFAULT_HIDDEN, Activation::SCReLU);
+        let plain = Shape::plain(HIDDEN, Activation::SCReLU);
         assert_eq!(none.shape(), Shape { output_buckets: DEFAULT_OUTPUT_BUCKETS, ..plain });
         assert_eq!(DEFAULT_OUTPUT_BUCKETS, 8);
         assert!(none.differences(&shape).is_empty());
         let same = ShapeChoice { output_buckets: Some(8), kings: Some(quartered()), ..none };
         assert!(same.differences(&shape).is_empty());
-        let other = ShapeChoice { hidden: Some(2 * DEFAULT_HIDDEN), kings: Some(KingBuckets::NONE), ..same };
+        let other = ShapeChoice { hidden: Some(2 * HIDDEN), kings: Some(KingBuckets::NONE), ..same };
         assert_eq!(other.differences(&shape), ["hidden size", "king buckets"]);
     }
 
@@ -802,7 +791,7 @@ mod tests {
     #[test]
     fn a_run_started_from_a_network_begins_with_its_weights() {
         let data = synthetic(500, 7);
-        let mut trainer = Trainer::new(bucketed(NARROW, Activation::SCReLU), 2);
+        let mut trainer = Trainer::new(bucketed(256, Activation::SCReLU), 2);
         trainer.train_epoch(&data, &settings(1), 1, 3);
         let (network, _) = trainer.net.quantise().unwrap();
         let mut file = Vec::new();
@@ -882,7 +871,7 @@ mod tests {
     /// distance from it where it is not.
     #[test]
     fn a_networks_loss_compares_its_evaluation_with_the_target() {
-        let net = crate::eval::nnue::random_network(Activation::SCReLU, 5);
+        let net = QuantisedNet::embedded();
         let board = Board::from_fen("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4").unwrap();
         let eval = net.evaluate(&board);
         let exact = Record::pack(&board, eval as i16, GameResult::Draw);

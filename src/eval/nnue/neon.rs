@@ -4,11 +4,10 @@
 //! has NEON, which the assertion below makes a condition of compiling at all (every aarch64
 //! target with an operating system has it; Rust's ABI for them needs it).
 
-use super::{CHUNK, Kernels, QA};
+use super::{CHUNK, HIDDEN, Kernels, QA};
 use std::arch::aarch64::{
-    int16x8_t, int16x8x4_t, int32x4_t, vaddq_s16, vaddvq_s64, vdupq_n_s16, vdupq_n_s32, vdupq_n_s64, vget_low_s16,
-    vld1q_s16, vld1q_s16_x4, vmaxq_s16, vminq_s16, vmlal_high_s16, vmlal_s16, vmulq_s16, vpadalq_s32, vst1q_s16_x4,
-    vsubq_s16,
+    int16x8x4_t, vaddq_s16, vaddvq_s64, vdupq_n_s16, vdupq_n_s32, vdupq_n_s64, vget_low_s16, vld1q_s16, vld1q_s16_x4,
+    vmaxq_s16, vminq_s16, vmlal_high_s16, vmlal_s16, vmulq_s16, vpadalq_s32, vst1q_s16_x4, vsubq_s16,
 };
 
 const _: () = assert!(cfg!(target_feature = "neon"), "the NEON path needs a target with NEON");
@@ -18,21 +17,23 @@ const LANES: usize = 8;
 const _: () = assert!(CHUNK.is_multiple_of(LANES), "a chunk is whole registers");
 /// i16 lanes in the four registers the accumulator update takes a step.
 const TILE: usize = 4 * LANES;
+const _: () = assert!(HIDDEN.is_multiple_of(TILE), "an accumulator is whole tiles");
 
 /// The NEON loops.
+#[derive(Clone, Copy)]
 pub(super) struct Neon;
 
 impl Kernels for Neon {
     /// Four registers a step, each row loaded with one instruction (`ld1` of four registers), so
     /// that the loop's own overhead is spread over 32 lanes instead of 8.
     #[inline(always)]
-    fn update<const H: usize, const A: usize, const R: usize>(
-        to: &mut [i16; H],
-        from: &[i16; H],
-        added: [&[i16; H]; A],
-        removed: [&[i16; H]; R],
+    fn update<const A: usize, const R: usize>(
+        self,
+        to: &mut [i16; HIDDEN],
+        from: &[i16; HIDDEN],
+        added: [&[i16; HIDDEN]; A],
+        removed: [&[i16; HIDDEN]; R],
     ) {
-        const { assert!(H.is_multiple_of(TILE), "an accumulator is whole tiles") };
         let added = added.map(|row| row.as_chunks::<TILE>().0);
         let removed = removed.map(|row| row.as_chunks::<TILE>().0);
         for (i, (out, base)) in to.as_chunks_mut::<TILE>().0.iter_mut().zip(from.as_chunks::<TILE>().0).enumerate() {
@@ -54,48 +55,30 @@ impl Kernels for Neon {
     }
 
     #[inline(always)]
-    fn crelu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64 {
-        dot(acc, weights, |v, w, [low, high]| {
-            // SAFETY: the target has NEON (asserted above); no memory is touched.
-            unsafe { [vmlal_s16(low, vget_low_s16(v), vget_low_s16(w)), vmlal_high_s16(high, v, w)] }
-        })
-    }
-
-    /// `v · w` fits an i16 lane, as in the portable loop, so only the second product widens.
-    #[inline(always)]
-    fn screlu_dot<const H: usize>(acc: &[i16; H], weights: &[i16; H]) -> i64 {
-        dot(acc, weights, |v, w, [low, high]| {
-            // SAFETY: the target has NEON (asserted above); no memory is touched.
-            unsafe {
-                let vw = vmulq_s16(v, w);
-                [vmlal_s16(low, vget_low_s16(vw), vget_low_s16(v)), vmlal_high_s16(high, vw, v)]
-            }
-        })
+    fn output_dot(self, values: [&[i16; HIDDEN]; 2], weights: [&[i16; HIDDEN]; 2]) -> i64 {
+        dot(values[0], weights[0]) + dot(values[1], weights[1])
     }
 }
 
-/// The sum over `acc` and `weights` of the terms `add` accumulates into two i32 vectors (the
-/// low and high lanes' terms) from a register of clamped activations and one of weights. The
-/// i32 lanes are widened into the i64 total once per `CHUNK`, whose bound keeps them in range.
+/// Σ clamp(a, 0, QA)² · w over one side. `v · w` fits an i16 lane, as in the portable loop, so
+/// only the second product widens. The i32 lanes are widened into the i64 total once per
+/// `CHUNK`, whose bound keeps them in range.
 #[inline(always)]
-fn dot<const H: usize>(
-    acc: &[i16; H],
-    weights: &[i16; H],
-    add: impl Fn(int16x8_t, int16x8_t, [int32x4_t; 2]) -> [int32x4_t; 2],
-) -> i64 {
-    const { assert!(H.is_multiple_of(CHUNK), "an accumulator is whole chunks") };
+fn dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
     // SAFETY: the target has NEON (asserted above); each load reads the 8 lanes of an
     // [i16; 8].
     unsafe {
         let (zero, qa) = (vdupq_n_s16(0), vdupq_n_s16(QA as i16));
         let mut total = vdupq_n_s64(0);
         for (a, w) in acc.as_chunks::<CHUNK>().0.iter().zip(weights.as_chunks::<CHUNK>().0) {
-            let mut sums = [vdupq_n_s32(0); 2];
+            let [mut low, mut high] = [vdupq_n_s32(0); 2];
             for (a, w) in a.as_chunks::<LANES>().0.iter().zip(w.as_chunks::<LANES>().0) {
                 let v = vminq_s16(vmaxq_s16(vld1q_s16(a.as_ptr()), zero), qa);
-                sums = add(v, vld1q_s16(w.as_ptr()), sums);
+                let vw = vmulq_s16(v, vld1q_s16(w.as_ptr()));
+                low = vmlal_s16(low, vget_low_s16(vw), vget_low_s16(v));
+                high = vmlal_high_s16(high, vw, v);
             }
-            total = vpadalq_s32(vpadalq_s32(total, sums[0]), sums[1]);
+            total = vpadalq_s32(vpadalq_s32(total, low), high);
         }
         vaddvq_s64(total)
     }

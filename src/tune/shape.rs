@@ -1,40 +1,82 @@
-//! The network's shape in one place: which inputs a position sets (piece and square, seen from
-//! a side whose king's square picks a bucket of inputs and may mirror the board), how wide the
-//! hidden layer is, how many output buckets there are and the activation. Inference, the
-//! trainer and both file formats (networks and checkpoints) take the shape from here, so that a
-//! network of another shape is another value of `Shape` rather than an edit in each of them.
+//! The shapes of network the trainer makes, in one place: which inputs a position sets (piece
+//! and square, seen from a side whose king's square picks a bucket of inputs and may mirror the
+//! board), how wide the hidden layer is, how many output buckets there are and the activation.
+//! The engine compiles one of them (`Shape::engine`); the others are shapes under test, which
+//! the trainer trains, quantises, writes and reads (`network`), and plays with in `datagen`.
+//! Training, the quantised networks and both file formats (networks and checkpoints) take the
+//! shape from here, so that another shape is another value of `Shape` rather than an edit in
+//! each of them.
 
-use super::NetError;
 use crate::board::{Color, Piece, Square};
+use crate::eval::nnue::{self, CRELU, FileShape, SCRELU};
 use std::fmt;
 
-/// Inputs of one king bucket: 2 sides × 6 kinds × 64 squares.
-pub const PIECE_INPUTS: usize = 768;
-/// Most king buckets a network may have: one per square.
-pub const MAX_KING_BUCKETS: usize = 64;
+/// Inputs of one king bucket: the engine's input block.
+pub const PIECE_INPUTS: usize = nnue::INPUTS;
 /// Most output buckets a network may have: a bucket per two pieces on the board.
 pub const MAX_OUTPUT_BUCKETS: usize = 16;
-/// Bytes of a shape in a file header (see `Shape::to_bytes`).
-pub const SHAPE_BYTES: usize = 16 + 64;
+/// The largest hidden layer the trainer takes (a file's or a checkpoint's size is checked
+/// against it before anything is allocated).
+pub const MAX_HIDDEN: usize = 4096;
+
+/// Why a stored shape is not one the trainer can use.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ShapeError {
+    HiddenSize { found: u32 },
+    Activation { found: u32 },
+    OutputBuckets { found: u32 },
+    Mirroring { found: u32 },
+    UnusedKingBucket { bucket: usize },
+    AsymmetricKingBuckets { square: Square },
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match *self {
+            ShapeError::HiddenSize { found } => {
+                write!(f, "{found} hidden neurons; the trainer takes 1 to {MAX_HIDDEN}")
+            }
+            ShapeError::Activation { found } => write!(f, "unknown activation code {found} (0 CReLU, 1 SCReLU)"),
+            ShapeError::OutputBuckets { found } => {
+                write!(f, "{found} output buckets; the trainer takes 1 to {MAX_OUTPUT_BUCKETS}")
+            }
+            ShapeError::Mirroring { found } => write!(f, "unknown king mirroring code {found} (0 none, 1 horizontal)"),
+            ShapeError::UnusedKingBucket { bucket } => {
+                write!(f, "king bucket {bucket} is on no square (buckets are numbered from 0 without gaps)")
+            }
+            ShapeError::AsymmetricKingBuckets { square } => {
+                write!(f, "king buckets are mirrored but {square} is not in its mirror square's bucket")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
 
 /// How a hidden neuron's value is squashed before the output layer.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-#[cfg_attr(feature = "tune", derive(clap::ValueEnum))]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
 pub enum Activation {
     /// Clipped ReLU: clamp to [0, 1].
-    #[cfg_attr(feature = "tune", value(name = "crelu"))]
-    CReLU = 0,
+    #[value(name = "crelu")]
+    CReLU,
     /// Squared clipped ReLU: clamp to [0, 1], then square.
-    #[cfg_attr(feature = "tune", value(name = "screlu"))]
-    SCReLU = 1,
+    #[value(name = "screlu")]
+    SCReLU,
 }
 
 impl Activation {
-    pub(super) fn from_code(code: u32) -> Option<Activation> {
+    fn from_code(code: u32) -> Option<Activation> {
         match code {
-            0 => Some(Activation::CReLU),
-            1 => Some(Activation::SCReLU),
+            CRELU => Some(Activation::CReLU),
+            SCRELU => Some(Activation::SCReLU),
             _ => None,
+        }
+    }
+
+    fn code(self) -> u32 {
+        match self {
+            Activation::CReLU => CRELU,
+            Activation::SCReLU => SCRELU,
         }
     }
 }
@@ -57,26 +99,19 @@ impl KingBuckets {
 
     /// Buckets numbered from 0 without gaps (an unused bucket would be weights no position
     /// trains), symmetric between the halves of the board when `mirrored`.
-    pub fn new(map: [u8; 64], mirrored: bool) -> Result<KingBuckets, NetError> {
+    pub fn new(map: [u8; 64], mirrored: bool) -> Result<KingBuckets, ShapeError> {
         let count = map.iter().max().map_or(0, |&max| max as usize + 1);
         if let Some(bucket) = (0..count).find(|&b| !map.contains(&(b as u8))) {
-            return Err(NetError::UnusedKingBucket { bucket });
+            return Err(ShapeError::UnusedKingBucket { bucket });
         }
         if mirrored && let Some(sq) = (0..64).find(|&sq| map[sq] != map[sq ^ 7]) {
-            return Err(NetError::AsymmetricKingBuckets { square: Square::from_index64(sq) });
+            return Err(ShapeError::AsymmetricKingBuckets { square: Square::from_index64(sq) });
         }
         Ok(KingBuckets { map, mirrored, count: count as u8 })
     }
 
     pub fn count(&self) -> usize {
         self.count as usize
-    }
-
-    /// Whether where the king stands matters at all: with one bucket and no mirroring (the
-    /// built-in network), no move ever refreshes and the view is the side's alone.
-    #[inline(always)]
-    pub fn matter(&self) -> bool {
-        self.count > 1 || self.mirrored
     }
 
     /// How `perspective` sees the board with its king on `king`.
@@ -89,9 +124,7 @@ impl KingBuckets {
     }
 }
 
-/// One side's way of turning pieces into inputs, fixed by where its king stands: a move that
-/// changes it (the king crossing into another bucket or over the mirror line) changes the
-/// meaning of every input of that side, so its accumulator must be refreshed.
+/// One side's way of turning pieces into inputs, fixed by where its king stands.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct View {
     perspective: Color,
@@ -101,30 +134,12 @@ pub struct View {
 }
 
 impl View {
-    /// The view of a side whose king does not matter: the board turned round for Black.
-    #[inline(always)]
-    pub fn unbucketed(perspective: Color) -> View {
-        View { perspective, bucket: 0, flip: if perspective == Color::White { 0 } else { 56 } }
-    }
-
-    pub fn perspective(self) -> Color {
-        self.perspective
-    }
-
     /// The input `piece` on `sq` sets: the bucket's block, then own or enemy piece, kind and
     /// square as this side sees it.
     #[inline(always)]
     pub fn index(self, piece: Piece, sq: Square) -> usize {
-        let side = (piece.color() != self.perspective) as usize;
         let square = sq.index64() ^ self.flip as usize;
-        self.bucket as usize * PIECE_INPUTS + side * 384 + (piece.kind().index() - 1) * 64 + square
-    }
-
-    /// Which of its side's `2 × buckets` refresh slots this view uses: one per bucket and half
-    /// of the board.
-    #[inline(always)]
-    pub fn slot(self) -> usize {
-        self.bucket as usize * 2 + (self.flip & 7 != 0) as usize
+        self.bucket as usize * PIECE_INPUTS + nnue::input_index(self.perspective, piece, square)
     }
 }
 
@@ -144,6 +159,11 @@ impl Shape {
         Shape { kings: KingBuckets::NONE, hidden, output_buckets: 1, activation }
     }
 
+    /// The one shape the engine compiles (`nnue::FileShape::ENGINE`).
+    pub fn engine() -> Shape {
+        Shape { output_buckets: nnue::OUTPUT_BUCKETS, ..Shape::plain(nnue::HIDDEN, Activation::SCReLU) }
+    }
+
     /// Inputs per side: a block of `PIECE_INPUTS` per king bucket.
     pub fn inputs(&self) -> usize {
         self.kings.count() * PIECE_INPUTS
@@ -158,57 +178,44 @@ impl Shape {
     /// 2 to 32 pieces split evenly, so that 8 buckets are 2-5, 6-9, ..., 30-32 pieces.
     #[inline(always)]
     pub fn output_bucket(&self, pieces: usize) -> usize {
-        (pieces.saturating_sub(2) * self.output_buckets / 32).min(self.output_buckets - 1)
+        nnue::output_bucket(pieces, self.output_buckets)
     }
 
-    /// The shape as a file header stores it (little-endian): hidden size (u32), activation
-    /// (u32: 0 CReLU, 1 SCReLU), output buckets (u32), mirroring (u32: 0 none, 1 a king on
-    /// files e-h mirrors the board), then the king bucket of each square, a1 to h8 from the
-    /// king's own side, one byte each.
-    #[cfg(any(test, feature = "tune"))]
-    pub fn to_bytes(self) -> [u8; SHAPE_BYTES] {
-        let mut bytes = [0; SHAPE_BYTES];
-        let words =
-            [self.hidden as u32, self.activation as u32, self.output_buckets as u32, self.kings.mirrored as u32];
-        for (slot, word) in bytes.chunks_exact_mut(4).zip(words) {
-            slot.copy_from_slice(&word.to_le_bytes());
+    /// The shape as a file header stores it.
+    pub fn to_file(self) -> FileShape {
+        FileShape {
+            hidden: self.hidden as u32,
+            activation: self.activation.code(),
+            output_buckets: self.output_buckets as u32,
+            mirroring: self.kings.mirrored as u32,
+            king_buckets: self.kings.map,
         }
-        bytes[16..].copy_from_slice(&self.kings.map);
-        bytes
     }
 
-    /// A shape stored by `to_bytes`, or what is wrong with it (the hidden size is the
-    /// reader's to check: inference has one, the trainer any).
-    pub fn from_bytes(bytes: &[u8; SHAPE_BYTES]) -> Result<Shape, NetError> {
-        let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-        let (hidden, activation, outputs, mirroring) = (word(0), word(4), word(8), word(12));
-        let activation = Activation::from_code(activation).ok_or(NetError::Activation { found: activation })?;
-        if !(1..=MAX_OUTPUT_BUCKETS as u32).contains(&outputs) {
-            return Err(NetError::OutputBuckets { found: outputs });
+    /// The shape a file header stores, or why the trainer cannot use it.
+    pub fn from_file(file: &FileShape) -> Result<Shape, ShapeError> {
+        if !(1..=MAX_HIDDEN as u32).contains(&file.hidden) {
+            return Err(ShapeError::HiddenSize { found: file.hidden });
         }
-        let mirrored = match mirroring {
+        let activation =
+            Activation::from_code(file.activation).ok_or(ShapeError::Activation { found: file.activation })?;
+        if !(1..=MAX_OUTPUT_BUCKETS as u32).contains(&file.output_buckets) {
+            return Err(ShapeError::OutputBuckets { found: file.output_buckets });
+        }
+        let mirrored = match file.mirroring {
             0 => false,
             1 => true,
-            found => return Err(NetError::Mirroring { found }),
+            found => return Err(ShapeError::Mirroring { found }),
         };
-        let mut map = [0; 64];
-        map.copy_from_slice(&bytes[16..]);
-        let kings = KingBuckets::new(map, mirrored)?;
-        Ok(Shape { kings, hidden: hidden as usize, output_buckets: outputs as usize, activation })
+        let kings = KingBuckets::new(file.king_buckets, mirrored)?;
+        Ok(Shape { kings, hidden: file.hidden as usize, output_buckets: file.output_buckets as usize, activation })
     }
 }
 
+/// The shape in the words the engine's errors use (`FileShape`'s).
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let mirrored = if self.kings.mirrored { ", mirrored" } else { "" };
-        write!(
-            f,
-            "{PIECE_INPUTS} inputs x {} king buckets{mirrored} -> {} hidden, {:?} -> {} output buckets",
-            self.kings.count(),
-            self.hidden,
-            self.activation,
-            self.output_buckets
-        )
+        self.to_file().fmt(f)
     }
 }
 
@@ -240,8 +247,8 @@ mod tests {
         assert_eq!(at(Color::Black, "c6").index(white_pawn, e2), 2 * 768 + 384 + 52);
         // Black king on f8: own view f1, mirrored to c1, bucket 0; e2 turns to e7, then d7.
         assert_eq!(at(Color::Black, "f8").index(white_pawn, e2), 384 + 51);
-        assert_ne!(at(Color::White, "d1").slot(), at(Color::White, "e1").slot());
-        assert_eq!(at(Color::White, "a1").slot(), at(Color::White, "b2").slot());
+        assert_ne!(at(Color::White, "d1"), at(Color::White, "e1"));
+        assert_eq!(at(Color::White, "a1"), at(Color::White, "b2"));
     }
 
     #[test]
@@ -269,23 +276,23 @@ mod tests {
     #[test]
     fn shapes_round_trip_and_bad_ones_say_why() {
         let shape = Shape { kings: quartered(), hidden: 512, output_buckets: 8, activation: Activation::CReLU };
-        assert_eq!(Shape::from_bytes(&shape.to_bytes()), Ok(shape));
-        let with = |at: usize, value: u32| {
-            let mut bytes = shape.to_bytes();
-            bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
-            Shape::from_bytes(&bytes).err()
-        };
-        assert_eq!(with(4, 2), Some(NetError::Activation { found: 2 }));
-        assert_eq!(with(8, 0), Some(NetError::OutputBuckets { found: 0 }));
-        assert_eq!(with(8, 17), Some(NetError::OutputBuckets { found: 17 }));
-        assert_eq!(with(12, 2), Some(NetError::Mirroring { found: 2 }));
+        assert_eq!(Shape::from_file(&shape.to_file()), Ok(shape));
+        assert_eq!(Shape::engine().to_file(), FileShape::ENGINE);
+        let file = shape.to_file();
+        let with = |file: FileShape| Shape::from_file(&file).err();
+        assert_eq!(with(FileShape { hidden: 0, ..file }), Some(ShapeError::HiddenSize { found: 0 }));
+        assert_eq!(with(FileShape { hidden: 4097, ..file }), Some(ShapeError::HiddenSize { found: 4097 }));
+        assert_eq!(with(FileShape { activation: 2, ..file }), Some(ShapeError::Activation { found: 2 }));
+        assert_eq!(with(FileShape { output_buckets: 0, ..file }), Some(ShapeError::OutputBuckets { found: 0 }));
+        assert_eq!(with(FileShape { output_buckets: 17, ..file }), Some(ShapeError::OutputBuckets { found: 17 }));
+        assert_eq!(with(FileShape { mirroring: 2, ..file }), Some(ShapeError::Mirroring { found: 2 }));
         let mut gap = [0; 64];
         gap[10] = 2;
-        assert_eq!(KingBuckets::new(gap, false), Err(NetError::UnusedKingBucket { bucket: 1 }));
+        assert_eq!(KingBuckets::new(gap, false), Err(ShapeError::UnusedKingBucket { bucket: 1 }));
         let mut lopsided = [0; 64];
         lopsided[6] = 1;
         let b1 = Square::parse("b1").unwrap();
-        assert_eq!(KingBuckets::new(lopsided, true), Err(NetError::AsymmetricKingBuckets { square: b1 }));
+        assert_eq!(KingBuckets::new(lopsided, true), Err(ShapeError::AsymmetricKingBuckets { square: b1 }));
         assert!(KingBuckets::new(lopsided, false).is_ok());
     }
 }
