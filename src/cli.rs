@@ -131,8 +131,7 @@ enum Command {
         /// The PGN file.
         #[arg(value_name = "GAMES.pgn")]
         file: String,
-        /// Search each position this many milliseconds (the default is 500).
-        #[arg(long, value_name = "MS", group = "limit", value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, value_name = "MS", group = "limit", value_parser = clap::value_parser!(u64).range(1..), help = movetime_help(review::DEFAULT_REVIEW_MS))]
         movetime: Option<u64>,
         /// Search each position this many plies deep instead.
         #[arg(long, value_name = "D", group = "limit", value_parser = clap::value_parser!(i32).range(1..=search::MAX_DEPTH as i64))]
@@ -168,8 +167,7 @@ enum Command {
     Epd {
         #[arg(value_name = "SUITE.epd")]
         file: String,
-        /// Search each position this many milliseconds (the default is 1000).
-        #[arg(long, value_name = "MS", group = "limit", value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, value_name = "MS", group = "limit", value_parser = clap::value_parser!(u64).range(1..), help = movetime_help(review::DEFAULT_SUITE_MS))]
         movetime: Option<u64>,
         /// Search each position this many plies deep instead.
         #[arg(long, value_name = "D", group = "limit", value_parser = clap::value_parser!(i32).range(1..=search::MAX_DEPTH as i64))]
@@ -192,6 +190,11 @@ enum Command {
     #[cfg(feature = "fuzz")]
     #[command(hide = true)]
     Fuzz { target: fuzz::Target },
+}
+
+/// `--movetime`'s help, with the command's default.
+fn movetime_help(default_ms: u64) -> String {
+    format!("Search each position this many milliseconds (the default is {default_ms})")
 }
 
 /// The search's threads and table, for the commands that search many positions.

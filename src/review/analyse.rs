@@ -25,47 +25,63 @@ pub enum Error {
     Write(std::io::Error),
 }
 
-/// Reviews every game of `text` (read from the file `name`). Returns how many games were
-/// skipped because they could not be read.
-pub fn run(name: &str, text: &str, settings: &Settings, output: Output) -> Result<usize, Error> {
-    let mut games = Vec::new();
-    let mut skipped = 0;
+/// The games of `text` that can be reviewed, numbered from 1 among all of its games, with
+/// their plans; `skipped` is called with the number, first line and reason of every other.
+/// The text is read again for the review rather than keeping every game's positions.
+fn plans<'a>(
+    text: &'a str,
+    settings: &'a Settings,
+    mut skipped: impl FnMut(usize, usize, String) + 'a,
+) -> impl Iterator<Item = (usize, PgnGame, Plan)> + 'a {
     let mut reader = PgnReader::recovering(text);
     let mut number = 0;
-    while let Some(game) = reader.next() {
-        number += 1;
-        let plan = game.map_err(|e| e.to_string()).and_then(|game| Ok((Plan::new(&game, settings)?, game)));
-        match plan {
-            Ok((plan, game)) => games.push((number, plan, game)),
-            Err(message) => {
-                skipped += 1;
-                eprintln!("sentinel: {name}: game {number} (from line {}): {message}; skipped", reader.game_line());
+    std::iter::from_fn(move || {
+        loop {
+            let game = reader.next()?;
+            number += 1;
+            match game.map_err(|e| e.to_string()).and_then(|game| Ok((Plan::new(&game, settings)?, game))) {
+                Ok((plan, game)) => return Some((number, game, plan)),
+                Err(message) => skipped(number, reader.game_line(), message),
             }
         }
+    })
+}
+
+/// Reviews every game of `text` (read from the file `name`). Returns how many games were
+/// skipped because they could not be read; those are reported on stderr before the review
+/// starts.
+pub fn run(name: &str, text: &str, settings: &Settings, output: Output) -> Result<usize, Error> {
+    let mut skipped = 0;
+    let (mut games, mut positions) = (0, 0);
+    let report = |number, line, message| {
+        eprintln!("sentinel: {name}: game {number} (from line {line}): {message}; skipped");
+        skipped += 1;
+    };
+    for (_, _, plan) in plans(text, settings, report) {
+        (games, positions) = (games + 1, positions + plan.positions());
     }
-    if games.is_empty() {
+    if games == 0 {
         return Err(Error::Input(match skipped {
             0 => format!("{name} holds no games"),
             _ => format!("no game of {name} could be read"),
         }));
     }
-    let single = number == 1;
-    let mut progress =
-        Progress::new(games.iter().map(|(_, plan, _)| plan.positions()).sum(), games.len(), output.quiet);
+    let single = games + skipped == 1;
+    let mut progress = Progress::new(positions, games, output.quiet);
     let mut searcher = settings.effort.searcher();
-    for (index, (number, plan, game)) in games.iter().enumerate() {
+    for (index, (number, game, plan)) in plans(text, settings, |_, _, _| {}).enumerate() {
         searcher.clear();
         progress.game = index + 1;
-        let review = game::review(game, plan, settings, &mut searcher, || progress.searched());
+        let review = game::review(&game, &plan, settings, &mut searcher, || progress.searched());
         let summary = game::summary_comment(&review, &settings.effort);
-        let text = write_annotated(&game::annotated_game(game), &game::notes(&review, summary));
+        let text = write_annotated(&game::annotated_game(&game), &game::notes(&review, summary));
         if index > 0 {
             output.games.write_all(b"\n").map_err(Error::Write)?;
         }
         output.games.write_all(text.as_bytes()).and_then(|()| output.games.flush()).map_err(Error::Write)?;
         if let Some(base) = output.graph {
-            let path = graph_path(base, *number, single);
-            std::fs::write(&path, graph::svg(&headline(game), &review))
+            let path = graph_path(base, number, single);
+            std::fs::write(&path, graph::svg(&headline(&game), &review))
                 .map_err(|e| Error::Input(format!("cannot write {path}: {e}")))?;
         }
     }
