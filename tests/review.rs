@@ -137,6 +137,21 @@ fn side_and_from_move_limit_what_is_judged() {
 }
 
 #[test]
+fn book_moves_are_not_reviewed() {
+    // The book holds 1.e4 and 1...e5: the review starts at 2.Qh5.
+    let book = common::write_book("review");
+    let games = file("book.pgn", QUEEN_DROP);
+    let (code, out, err) =
+        run(&["analyse", games.to_str().unwrap(), "--book", book.to_str().unwrap(), "--nodes", "5000", "--quiet"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out.matches("[%eval ").count(), 4, "{out}");
+    assert!(out.contains("from move 2") && !after_move(&out, "e4").contains("[%eval"), "{out}");
+    let (code, _, err) = run(&["analyse", games.to_str().unwrap(), "--book", "/nonexistent.bin"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("/nonexistent.bin"), "{err}");
+}
+
+#[test]
 fn broken_games_are_reported_and_the_others_reviewed() {
     let text = format!(
         "{QUEEN_DROP}\n[Event \"Illegal\"]\n\n1. e4 e5 2. Ke3 *\n\n[Event \"Cut\"]\n\n1. d4 {{a comment that \

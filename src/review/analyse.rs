@@ -5,6 +5,7 @@
 use super::game::{self, Plan, Settings};
 use super::graph;
 use crate::notation::pgn::{PgnGame, PgnReader, write_annotated};
+use crate::quote::{MESSAGE_LIMIT, excerpt};
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
@@ -53,7 +54,8 @@ fn plans<'a>(
 pub fn run(name: &str, text: &str, settings: &Settings, output: Output) -> Result<usize, Error> {
     let mut skipped = 0;
     let (mut games, mut positions) = (0, 0);
-    let report = |number, line, message| {
+    let report = |number, line, message: String| {
+        let message = excerpt(&message, MESSAGE_LIMIT);
         eprintln!("sentinel: {name}: game {number} (from line {line}): {message}; skipped");
         skipped += 1;
     };
