@@ -5,6 +5,7 @@
 use crate::board::{self, Board};
 #[cfg(feature = "fuzz")]
 use crate::fuzz;
+use crate::review::{self, Effort, analyse, game, suite};
 use crate::search::{self, Limits};
 #[cfg(feature = "tune")]
 use crate::tune;
@@ -121,6 +122,62 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<String>,
     },
+    /// Review the games of a PGN file: every position searched, each move's evaluation,
+    /// marks (?! ? ?? and !) and the better line after a mistake written back as PGN, with a
+    /// summary per side (accuracy, average loss). Progress on stderr; docs/review.md explains
+    /// the marks.
+    #[command(alias = "analyze")]
+    Analyse {
+        /// The PGN file.
+        #[arg(value_name = "GAMES.pgn")]
+        file: String,
+        #[arg(long, value_name = "MS", group = "limit", value_parser = clap::value_parser!(u64).range(1..), help = movetime_help(review::DEFAULT_REVIEW_MS))]
+        movetime: Option<u64>,
+        /// Search each position this many plies deep instead.
+        #[arg(long, value_name = "D", group = "limit", value_parser = clap::value_parser!(i32).range(1..=search::MAX_DEPTH as i64))]
+        depth: Option<i32>,
+        /// Search each position this many nodes instead (the same on every machine).
+        #[arg(long, value_name = "N", group = "limit", value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: Option<u64>,
+        #[command(flatten)]
+        resources: Resources,
+        /// Judge only this side's moves.
+        #[arg(long, value_enum, default_value = "both")]
+        side: game::Sides,
+        /// Review from this move number on.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+        from_move: u16,
+        /// Skip the first moves while this Polyglot book holds them.
+        #[arg(long, value_name = "FILE.bin")]
+        book: Option<String>,
+        /// Write the reviewed games here instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<String>,
+        /// Draw each game's evaluation as an SVG graph: FILE.svg for a file of one game,
+        /// FILE-N.svg for game N of several.
+        #[arg(long, value_name = "FILE.svg")]
+        graph: Option<String>,
+        /// No progress on stderr (errors are still reported).
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Run a test suite of EPD lines (bm, am, dm and id operations): a line per position
+    /// (solved or not, the move played, when the search settled on a right move), then
+    /// solved/total.
+    Epd {
+        #[arg(value_name = "SUITE.epd")]
+        file: String,
+        #[arg(long, value_name = "MS", group = "limit", value_parser = clap::value_parser!(u64).range(1..), help = movetime_help(review::DEFAULT_SUITE_MS))]
+        movetime: Option<u64>,
+        /// Search each position this many plies deep instead.
+        #[arg(long, value_name = "D", group = "limit", value_parser = clap::value_parser!(i32).range(1..=search::MAX_DEPTH as i64))]
+        depth: Option<i32>,
+        /// Search each position this many nodes instead.
+        #[arg(long, value_name = "N", group = "limit", value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: Option<u64>,
+        #[command(flatten)]
+        resources: Resources,
+    },
     #[cfg(feature = "tune")]
     #[command(flatten)]
     Tuning(tune::Command),
@@ -133,6 +190,33 @@ enum Command {
     #[cfg(feature = "fuzz")]
     #[command(hide = true)]
     Fuzz { target: fuzz::Target },
+}
+
+/// `--movetime`'s help, with the command's default.
+fn movetime_help(default_ms: u64) -> String {
+    format!("Search each position this many milliseconds (the default is {default_ms})")
+}
+
+/// The search's threads and table, for the commands that search many positions.
+#[derive(clap::Args)]
+struct Resources {
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=search::MAX_THREADS as i64))]
+    threads: u16,
+    /// The transposition table's size in megabytes.
+    #[arg(long, value_name = "MB", default_value_t = search::DEFAULT_HASH_MB as u64, value_parser = clap::value_parser!(u64).range(1..=search::MAX_HASH_MB as u64))]
+    hash: u64,
+}
+
+impl Resources {
+    /// The effort of a search limited by one of `movetime`, `depth` and `nodes`, or by
+    /// `default_ms` when none is given.
+    fn effort(&self, movetime: Option<u64>, depth: Option<i32>, nodes: Option<u64>, default_ms: u64) -> Effort {
+        let mut limits = Limits { depth, nodes, movetime: movetime.map(Duration::from_millis), ..Limits::default() };
+        if movetime.is_none() && depth.is_none() && nodes.is_none() {
+            limits.movetime = Some(Duration::from_millis(default_ms));
+        }
+        Effort { limits, threads: self.threads.into(), hash_mb: self.hash as usize }
+    }
 }
 
 /// Exit code for bad arguments, as clap uses for its own usage errors.
@@ -193,6 +277,29 @@ pub fn run() -> ExitCode {
                 window: window.unwrap_or(source.window),
             };
             run_openings(count, seed, book.as_deref(), settings, threads.into(), out.as_deref())
+        }
+        Some(Command::Analyse {
+            file,
+            movetime,
+            depth,
+            nodes,
+            resources,
+            side,
+            from_move,
+            book,
+            out,
+            graph,
+            quiet,
+        }) => {
+            let effort = resources.effort(movetime, depth, nodes, review::DEFAULT_REVIEW_MS);
+            let book = book.map(|path| engine::book::Book::open(&path).map_err(|e| e.to_string())).transpose();
+            book.map_err(Failure::from).and_then(|book| {
+                let settings = game::Settings { effort, sides: side, from_move, book };
+                run_analyse(&file, &settings, out.as_deref(), graph.as_deref(), quiet)
+            })
+        }
+        Some(Command::Epd { file, movetime, depth, nodes, resources }) => {
+            run_epd(&file, &resources.effort(movetime, depth, nodes, review::DEFAULT_SUITE_MS))
         }
         Some(Command::Commands(lines)) => match protocol::run_arguments(lines) {
             0 => Ok(ExitCode::SUCCESS),
@@ -327,8 +434,60 @@ fn run_openings(
     }
 }
 
-/// The largest perft suite read: far beyond any published one, small enough to hold in memory.
+/// The largest perft or EPD suite read: far beyond any published one, small enough to hold in
+/// memory.
 const MAX_SUITE_BYTES: u64 = 64 << 20;
+
+/// The largest PGN file `analyse` reads: more games than it could review in a year.
+const MAX_PGN_BYTES: u64 = 256 << 20;
+
+/// `analyse`: the reviewed games on stdout or in a file; exit status 1 when a game was skipped.
+fn run_analyse(
+    file: &str,
+    settings: &game::Settings,
+    out: Option<&str>,
+    graph: Option<&str>,
+    quiet: bool,
+) -> Result<ExitCode, Failure> {
+    let text = read_text(file, MAX_PGN_BYTES)?;
+    let mut sink: Box<dyn Write> = match out {
+        Some(path) => Box::new(std::fs::File::create(path).map_err(|e| format!("cannot create {path}: {e}"))?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let output = analyse::Output { games: &mut *sink, graph, quiet };
+    match analyse::run(file, &text, settings, output) {
+        Ok(0) => Ok(ExitCode::SUCCESS),
+        Ok(_) => Ok(ExitCode::FAILURE),
+        Err(analyse::Error::Input(message)) => Err(Failure::Usage(message)),
+        Err(analyse::Error::Write(e)) => Err(match out {
+            Some(path) => Failure::Usage(format!("cannot write {path}: {e}")),
+            None => Failure::from(e),
+        }),
+    }
+}
+
+/// `epd`: each line a test; a line that is not one is reported and skipped, and makes the exit
+/// status 1.
+fn run_epd(file: &str, effort: &Effort) -> Result<ExitCode, Failure> {
+    let text = read_text(file, MAX_SUITE_BYTES)?;
+    let mut tests = Vec::new();
+    let mut skipped = 0;
+    for (index, line) in text.lines().enumerate() {
+        match suite::Test::parse(line, index + 1) {
+            Ok(test) => tests.extend(test),
+            Err(message) => {
+                skipped += 1;
+                let message = quote::excerpt(&message, quote::MESSAGE_LIMIT);
+                let _ = writeln!(std::io::stderr(), "sentinel: {file}:{}: {message}; skipped", index + 1);
+            }
+        }
+    }
+    if tests.is_empty() {
+        return Err(format!("{file}: no positions to test").into());
+    }
+    suite::run(&tests, effort, &mut std::io::stdout().lock())?;
+    Ok(if skipped == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
 
 fn run_perft_suite(file: &str, max_depth: Option<u32>, chess960: bool) -> Result<ExitCode, Failure> {
     let text = read_text(file, MAX_SUITE_BYTES)?;

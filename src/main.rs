@@ -15,6 +15,7 @@ mod perft;
 mod play;
 mod protocol;
 mod quote;
+mod review;
 mod rules;
 mod search;
 #[cfg(feature = "tune")]

@@ -716,6 +716,7 @@ impl Session {
             start_fen: self.start_fen.clone(),
             moves: self.moves.clone(),
             result: self.ending.as_ref().map_or(PgnResult::Unknown, |e| e.result),
+            comments: Vec::new(),
         }
     }
 

@@ -16,7 +16,7 @@ pub mod tablebase;
 mod threads;
 mod time;
 mod tt;
-mod win_rate;
+pub mod win_rate;
 
 pub use limits::{Bound, Clock, Info, Limits, Report, Score};
 pub use threads::{MAX_THREADS, ProbeSettings, Reporter, Searcher};

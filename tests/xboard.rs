@@ -288,6 +288,23 @@ fn clock_is_respected() {
     engine.check(elapsed < Duration::from_millis(1000), &format!("move after {elapsed:?} with 1 s left"));
 }
 
+/// Whether a thinking line is `ply score time nodes pv`: four numbers, then moves from the
+/// fifth field on, as ChessX reads it (whitespace-separated, the fifth field the first move).
+fn pv_is_fifth(line: &str) -> bool {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    fields.len() >= 5
+        && fields[..4].iter().all(|f| f.parse::<i64>().is_ok())
+        && fields[4..].iter().all(|f| looks_like_move(f))
+        && !line.contains('\t')
+}
+
+/// A coordinate move's shape (`e2e4`, `e7e8q`).
+fn looks_like_move(word: &str) -> bool {
+    let b = word.as_bytes();
+    let square = |f: u8, r: u8| (b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r);
+    matches!(b.len(), 4 | 5) && square(b[0], b[1]) && square(b[2], b[3]) && (b.len() == 4 || b"nbrq".contains(&b[4]))
+}
+
 #[test]
 fn depth_limit_and_thinking_output() {
     let mut engine = Engine::xboard();
@@ -299,18 +316,110 @@ fn depth_limit_and_thinking_output() {
     let thinking: Vec<&String> = lines.iter().filter(|l| !l.starts_with("move ")).collect();
     engine.check(!thinking.is_empty(), "post shows thinking");
     for line in thinking {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        engine.check(fields.len() >= 8, "ply score time nodes seldepth nps tbhits, tab, pv");
-        let numbers: Vec<i64> = fields[..7].iter().map(|f| f.parse().unwrap_or(i64::MIN)).collect();
-        engine.check(numbers.iter().all(|&n| n != i64::MIN), &format!("'{line}' should start with seven numbers"));
-        engine.check(line.contains('\t'), "a tab before the principal variation");
-        engine.check((1..=2).contains(&numbers[0]), &format!("'{line}' is deeper than sd 2"));
+        engine.check(pv_is_fifth(line), &format!("'{line}' should be ply score time nodes pv"));
+        let depth: i32 = line.split_whitespace().next().unwrap().parse().unwrap();
+        engine.check((1..=2).contains(&depth), &format!("'{line}' is deeper than sd 2"));
     }
-    // nopost: no more thinking lines.
-    engine.send("nopost");
+    // Thinking Extras: seldepth, nps and tbhits before a tab, for XBoard and WinBoard.
+    quietly(&mut engine, "option Thinking Extras=1");
     engine.send("usermove d2d4");
     let lines = engine.expect("move", |l| l.starts_with("move "));
+    let thinking: Vec<&String> = lines.iter().filter(|l| !l.starts_with("move ")).collect();
+    engine.check(!thinking.is_empty(), "post shows thinking");
+    for line in thinking {
+        let (numbers, pv) = line.split_once('\t').unwrap_or((line, ""));
+        let numbers: Vec<&str> = numbers.split_whitespace().collect();
+        let well_formed = numbers.len() == 7 && numbers.iter().all(|n| n.parse::<i64>().is_ok());
+        engine.check(well_formed && pv.split(' ').all(looks_like_move), &format!("'{line}': 7 numbers, tab, pv"));
+    }
+    // nopost: no more thinking lines.
+    quietly(&mut engine, "option Thinking Extras=0");
+    engine.send("nopost");
+    engine.send("usermove g1f3");
+    let lines = engine.expect("move", |l| l.starts_with("move "));
     engine.check(lines.len() == 1, "nopost hides thinking");
+}
+
+/// GNOME Chess 43's whole traffic, as logged from the GUI: no `protover`, no time control,
+/// the engine's difficulty as options, and every move of the user as `force`, the move, `go`.
+/// Without a clock each reply takes about a second, not the twenty a guessed clock gave.
+#[test]
+fn gnome_chess_gets_a_move_in_about_a_second_without_a_clock() {
+    for (engine_plays, user_moves) in [("black", ["e2e4", "b1c3"]), ("white", ["", ""])] {
+        let mut engine = Engine::start();
+        for line in ["xboard", "random", "hard"] {
+            engine.send(line);
+        }
+        let mut replies = Vec::new();
+        for user_move in user_moves {
+            if !user_move.is_empty() {
+                engine.send("force");
+                engine.send(user_move);
+            } else if let Some(reply) = replies.last() {
+                // Playing White, the engine answers the user's move by itself; GNOME Chess
+                // still sends `force`, the move and `go` in this order.
+                engine.send("force");
+                engine.send(if reply == "e2e4" { "e7e5" } else { "e7e6" });
+            }
+            let start = Instant::now();
+            engine.send("go");
+            let reply = engine_move(&mut engine);
+            let elapsed = start.elapsed();
+            engine.check(
+                elapsed < Duration::from_millis(3000),
+                &format!("{engine_plays}: move after {elapsed:?} without a clock"),
+            );
+            replies.push(reply);
+        }
+        engine.check(
+            engine_plays == "white" || is_one_of(&replies[0], AFTER_E4),
+            &format!("{} is not a reply to 1.e4", replies[0]),
+        );
+        engine.check(engine.stderr().is_empty(), "nothing on stderr");
+    }
+}
+
+/// ChessX 1.4's traffic when it analyses with an XBoard engine, as logged from the GUI: it
+/// rejects every feature but setboard, analyze and done, then asks for thinking with `post`
+/// and a move (`st 3` in the log, 1 here, then `go`); newer versions send `analyze` instead. It reads the thinking lines' fields split at whitespace, the fifth
+/// the first move of the variation: every line must have a move there.
+#[test]
+fn chessx_reads_a_move_in_the_fifth_field_of_every_thinking_line() {
+    let mut engine = Engine::start();
+    engine.send("xboard");
+    engine.send("protover 2");
+    let features = engine.expect_line("feature done=1");
+    for line in &features {
+        for word in line.split_whitespace().skip(1).filter(|w| w.contains('=')) {
+            let name = word.split('=').next().unwrap();
+            let answer = if ["setboard", "analyze", "done"].contains(&name) { "accepted" } else { "rejected" };
+            engine.send(&format!("{answer} {name}"));
+        }
+    }
+    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
+    engine.send(&format!("setboard {fen}"));
+    engine.send("post");
+    engine.send("st 1");
+    engine.send("go");
+    let lines = engine.expect("move", |l| l.starts_with("move "));
+    engine.check(lines.last().is_some_and(|l| l == "move h5f7"), "Qxf7 mates");
+    engine.expect_line("1-0 {White mates}");
+    let thinking: Vec<&String> = lines.iter().filter(|l| !l.starts_with("move ")).collect();
+    engine.check(!thinking.is_empty(), "post shows thinking");
+    for line in thinking {
+        engine.check(pv_is_fifth(line), &format!("'{line}' should have the variation from the fifth field on"));
+        engine.check(line.split_whitespace().nth(4) == Some("h5f7"), &format!("'{line}' should start with Qxf7#"));
+    }
+    // Analysis, as newer ChessX versions ask for it.
+    engine.send("setboard rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    engine.send("post");
+    engine.send("analyze");
+    let lines = engine.expect("a thinking line at depth 6", |l| l.starts_with("6 "));
+    engine.send("exit");
+    for line in &lines {
+        engine.check(pv_is_fifth(line), &format!("'{line}' should have the variation from the fifth field on"));
+    }
+    engine.check(engine.stderr().is_empty(), "nothing on stderr");
 }
 
 #[test]
@@ -419,7 +528,7 @@ fn analyze_mode_thinks_without_moving() {
 #[test]
 fn analysis_excludes_moves_and_shows_several_lines() {
     let first_moves = |lines: &[String]| -> Vec<String> {
-        lines.iter().filter_map(|l| l.split('\t').nth(1)?.split_whitespace().next().map(String::from)).collect()
+        lines.iter().filter_map(|l| l.split_whitespace().nth(4).map(String::from)).collect()
     };
     let mut engine = Engine::xboard();
     new_game(&mut engine);
@@ -548,7 +657,7 @@ fn fischer_random_castles_as_o_o() {
     let lines = engine.lines_for(std::time::Duration::from_millis(300));
     engine.send("exit");
     sync(&mut engine);
-    let pv_heads: Vec<&str> = lines.iter().filter_map(|l| l.split('\t').nth(1)?.split_whitespace().next()).collect();
+    let pv_heads: Vec<&str> = lines.iter().filter_map(|l| l.split_whitespace().nth(4)).collect();
     engine.check(!pv_heads.is_empty() && pv_heads.iter().all(|m| *m == "O-O"), &format!("{pv_heads:?}"));
 }
 

@@ -26,7 +26,9 @@ pub enum Kind {
     },
     /// An action without a value.
     Button,
-    /// Text, such as a path; UCI writes an empty one as `<empty>`.
+    /// Text, such as a path. An empty default is written as nothing after `default`, as
+    /// Stockfish writes its own (PyChess shows the UCI specification's `<empty>` as that text);
+    /// `<empty>` given as a value still means none.
     String {
         default: &'static str,
     },
@@ -43,11 +45,13 @@ pub enum Value {
 
 /// Which protocols list an option: some belong to UCI alone, because XBoard has its own command
 /// for the same thing (`memory`, `cores`, `egtpath`, `variant`, `hard`/`easy`) or, for
-/// `UCI_ShowWDL`, because XBoard's thinking output has no place for what it shows.
+/// `UCI_ShowWDL`, because XBoard's thinking output has no place for what it shows; one, the
+/// shape of XBoard's thinking output, to XBoard alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shown {
     Everywhere,
     UciOnly,
+    XBoardOnly,
 }
 
 pub struct Spec {
@@ -110,6 +114,8 @@ pub struct Settings {
     pub analyse_mode: bool,
     /// Whether info lines show win/draw/loss chances.
     pub show_wdl: bool,
+    /// Whether XBoard's thinking lines carry seldepth, nps and tbhits before the variation.
+    pub thinking_extras: bool,
     /// When the search probes the endgame tablebases.
     pub probe: ProbeSettings,
     /// Whether to play from the opening book, up to which move of the game.
@@ -141,6 +147,7 @@ impl Default for Settings {
             chess960: flag(OptionId::UciChess960.default()),
             analyse_mode: flag(OptionId::UciAnalyseMode.default()),
             show_wdl: flag(OptionId::UciShowWdl.default()),
+            thinking_extras: flag(OptionId::ThinkingExtras.default()),
             probe: ProbeSettings {
                 limit: int(OptionId::SyzygyProbeLimit.default()) as usize,
                 depth: int(OptionId::SyzygyProbeDepth.default()) as i32,
@@ -315,6 +322,17 @@ option_table! {
         shown: Shown::UciOnly,
         apply: |engine, value| {
             engine.settings.show_wdl = flag(value);
+            Ok(None)
+        },
+    }
+    // Off by default: ChessX takes the fifth field of a thinking line for the variation's first
+    // move, and shows no analysis when that is a number.
+    ThinkingExtras {
+        name: "Thinking Extras",
+        kind: Kind::Check { default: false },
+        shown: Shown::XBoardOnly,
+        apply: |engine, value| {
+            engine.settings.thinking_extras = flag(value);
             Ok(None)
         },
     }

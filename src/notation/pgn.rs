@@ -1,12 +1,14 @@
 //! PGN game records, read as they come from databases, other programs and hand editing, and
 //! written in the standard's export format so other tools take them.
 //!
-//! Reading keeps what a game is (tags, start position, moves, result) and skips the rest:
-//! comments, NAGs, annotation suffixes, `%` escape lines and variations. Variations are skipped
-//! by counting brackets, not by recursion, so no nesting depth can overflow the stack. Moves are
-//! read with `san::parse_move_text`, so the leniency documented there applies (coordinate moves
-//! included). A file that cannot be read gives one error with its line and column; games before
-//! it have been returned already by `PgnReader`, or are dropped by `parse_pgn`.
+//! Reading keeps what a game is (tags, start position, moves, result) and the comments of its
+//! main line, which a game review writes back beside its own; it skips NAGs, annotation
+//! suffixes, `%` escape lines and variations. Variations are skipped by counting brackets, not
+//! by recursion, so no nesting depth can overflow the stack. Moves are read with
+//! `san::parse_move_text`, so the leniency documented there applies (coordinate moves
+//! included). A game that cannot be read gives an error with its line and column; games before
+//! it have been returned already by `PgnReader`, or are dropped by `parse_pgn`, and
+//! `PgnReader::recovering` goes on with the next game.
 
 use super::san::{counters_full, parse_move_text, san_with};
 use crate::board::{Board, Color, Move, START_FEN};
@@ -48,11 +50,21 @@ pub struct PgnGame {
     pub start_fen: String,
     pub moves: Vec<Move>,
     pub result: PgnResult,
+    /// The comments of the main line, each with the number of moves before it (0: before the
+    /// first move), its whitespace collapsed to single spaces. `;` comments count too; those
+    /// inside variations go with them.
+    pub comments: Vec<(usize, String)>,
 }
 
 impl Default for PgnGame {
     fn default() -> PgnGame {
-        PgnGame { tags: Vec::new(), start_fen: START_FEN.to_string(), moves: Vec::new(), result: PgnResult::Unknown }
+        PgnGame {
+            tags: Vec::new(),
+            start_fen: START_FEN.to_string(),
+            moves: Vec::new(),
+            result: PgnResult::Unknown,
+            comments: Vec::new(),
+        }
     }
 }
 
@@ -99,17 +111,55 @@ pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
 }
 
 /// The games of a PGN text one at a time, for files too big to hold as a list of games. After
-/// an error it yields nothing more.
+/// an error it yields nothing more, unless made with `recovering`.
 pub struct PgnReader<'a> {
     lexer: Lexer<'a>,
     /// A tag pair read while looking for the end of the previous game (one without a result).
     pending: Option<(Token<'a>, Place)>,
     failed: bool,
+    /// Whether to go on with the next game after an error.
+    recover: bool,
+    /// The line where the game last returned (or the one that failed) began.
+    game_line: usize,
 }
 
 impl<'a> PgnReader<'a> {
     pub fn new(text: &'a str) -> PgnReader<'a> {
-        PgnReader { lexer: Lexer::new(text), pending: None, failed: false }
+        PgnReader { lexer: Lexer::new(text), pending: None, failed: false, recover: false, game_line: 1 }
+    }
+
+    /// A reader that, after a game it cannot read, skips to the next line that opens a tag
+    /// section (a line starting with `[` after one that does not) and reads on from there, so
+    /// that one broken game in a database costs only itself.
+    pub fn recovering(text: &'a str) -> PgnReader<'a> {
+        PgnReader { recover: true, ..PgnReader::new(text) }
+    }
+
+    /// The line on which the game last returned, or the last error's game, began.
+    pub fn game_line(&self) -> usize {
+        self.game_line
+    }
+
+    /// Moves the lexer to the first line after `line` that opens a tag section, or to the end.
+    fn skip_past(&mut self, line: usize) {
+        self.pending = None;
+        let text = self.lexer.text;
+        let mut offset = 0;
+        let mut previous_is_tag = false;
+        for (index, content) in text.split_inclusive('\n').enumerate() {
+            let number = index + 1;
+            let trimmed = content.trim_start_matches(['\u{feff}', ' ', '\t', '\r']);
+            let is_tag = trimmed.starts_with('[');
+            if number > line && is_tag && !previous_is_tag {
+                self.lexer.restart(offset, number);
+                return;
+            }
+            if !trimmed.trim().is_empty() {
+                previous_is_tag = is_tag;
+            }
+            offset += content.len();
+        }
+        self.lexer.restart(text.len(), text.split_inclusive('\n').count().max(1));
     }
 
     fn next_token(&mut self) -> Result<(Token<'a>, Place), PgnError> {
@@ -125,6 +175,7 @@ impl<'a> PgnReader<'a> {
         let mut tags = Vec::new();
         let mut fen = None;
         let mut play: Option<Play> = None;
+        let mut comments = Vec::new();
         let mut seen_anything = false;
         // Inside a variation: how deep, and where the outermost one opened.
         let mut variation: Option<(usize, Place)> = None;
@@ -142,9 +193,18 @@ impl<'a> PgnReader<'a> {
                 }
                 continue;
             }
+            if !seen_anything {
+                self.game_line = at.line;
+            }
             match token {
                 Token::End if !seen_anything => return Ok(None),
                 Token::End => break None,
+                Token::Comment(text) => {
+                    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    if !text.is_empty() {
+                        comments.push((play.as_ref().map_or(0, |game| game.moves.len()), text));
+                    }
+                }
                 Token::Tag(name, value) if play.is_some() => {
                     self.pending = Some((Token::Tag(name, value), at));
                     break None;
@@ -188,7 +248,7 @@ impl<'a> PgnReader<'a> {
                 .and_then(|(_, v)| PgnResult::parse(v))
                 .unwrap_or(PgnResult::Unknown)
         });
-        Ok(Some(PgnGame { tags, start_fen: game.start_fen, moves: game.moves, result }))
+        Ok(Some(PgnGame { tags, start_fen: game.start_fen, moves: game.moves, result, comments }))
     }
 }
 
@@ -200,7 +260,12 @@ impl Iterator for PgnReader<'_> {
             return None;
         }
         let game = self.read_game().transpose();
-        self.failed = matches!(game, Some(Err(_)));
+        if let Some(Err(error)) = &game {
+            match self.recover {
+                true => self.skip_past(error.line.max(self.game_line)),
+                false => self.failed = true,
+            }
+        }
         game
     }
 }
@@ -254,13 +319,15 @@ enum Token<'a> {
     Star,
     Open,
     Close,
+    /// What a `{...}` comment holds, or a `;` comment up to the end of its line.
+    Comment(&'a str),
     /// Periods, NAGs (`$12`) and suffix annotations (`!?`): nothing a game keeps.
     Ignored,
     End,
 }
 
-/// Splits PGN text into tokens, skipping whitespace, comments and `%` lines. It only ever stops
-/// on ASCII bytes, so every offset it keeps is a character boundary.
+/// Splits PGN text into tokens, skipping whitespace and `%` lines. It only ever stops on ASCII
+/// bytes, so every offset it keeps is a character boundary.
 struct Lexer<'a> {
     text: &'a str,
     bytes: &'a [u8],
@@ -277,6 +344,11 @@ impl<'a> Lexer<'a> {
 
     fn place(&self) -> Place {
         Place { offset: self.pos, line: self.line, line_start: self.line_start }
+    }
+
+    /// Goes on from `offset`, the start of line `line`.
+    fn restart(&mut self, offset: usize, line: usize) {
+        (self.pos, self.line, self.line_start) = (offset, line, offset);
     }
 
     fn error(&self, at: Place, message: impl Into<String>) -> PgnError {
@@ -323,13 +395,10 @@ impl<'a> Lexer<'a> {
                     continue;
                 }
                 b';' => {
-                    self.take_while(|b| b != b'\n');
-                    continue;
+                    self.pos += 1;
+                    Token::Comment(self.take_while(|b| b != b'\n'))
                 }
-                b'{' => {
-                    self.skip_comment(at)?;
-                    continue;
-                }
+                b'{' => Token::Comment(self.comment(at)?),
                 b'[' => self.tag(at)?,
                 b'(' | b')' | b'*' | b'.' => {
                     self.pos += 1;
@@ -363,15 +432,17 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// Skips a `{...}` comment, which may span lines and does not nest.
-    fn skip_comment(&mut self, opened: Place) -> Result<(), PgnError> {
+    /// Reads a `{...}` comment, which may span lines and does not nest, and returns what is
+    /// inside the braces.
+    fn comment(&mut self, opened: Place) -> Result<&'a str, PgnError> {
         self.pos += 1;
+        let start = self.pos;
         loop {
             match self.peek() {
                 None => return Err(self.error(opened, "this '{' opens a comment that is never closed")),
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(());
+                    return Ok(self.text.get(start..self.pos - 1).unwrap_or(""));
                 }
                 Some(b'\n') => {
                     self.pos += 1;
@@ -441,13 +512,31 @@ const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
 /// Movetext lines stay shorter than this.
 const LINE_LIMIT: usize = 80;
 
+/// What an annotator adds to one move when a game is written (`write_annotated`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Notes {
+    /// Numeric Annotation Glyphs, written as `$N` after the move (2 is `?`, 4 is `??`).
+    pub nags: Vec<u8>,
+    /// A comment after the game's own comments on the move.
+    pub comment: Option<String>,
+    /// Lines that could have been played instead of the move, from the position before it.
+    pub variations: Vec<Vec<Move>>,
+}
+
 /// The game in PGN export format: the Seven Tag Roster first (`?` where a tag is missing, and
 /// the Result tag from `result`), the other tags in order, `SetUp` and `FEN` for a
-/// non-standard start, then the moves in SAN and the result, in lines under 80 columns. Tags
-/// whose names PGN cannot hold are left out. A move that cannot be played (an illegal one in a
-/// hand-built game) ends the movetext with a comment saying so. Games in one file are
-/// separated by a blank line: join them with "\n".
+/// non-standard start, then the moves in SAN with the game's comments, and the result, in lines
+/// under 80 columns (but for a comment's word that is longer). Tags whose names PGN cannot hold
+/// are left out. A move that cannot be played (an illegal one in a hand-built game) ends the
+/// movetext with a comment saying so. Games in one file are separated by a blank line: join
+/// them with "\n".
 pub fn write_pgn(game: &PgnGame) -> String {
+    write_annotated(game, &[])
+}
+
+/// `write_pgn` with `notes[i]` added after move `i` (counting from 1); the comment of
+/// `notes[0]` goes before the first move, after the game's own.
+pub fn write_annotated(game: &PgnGame, notes: &[Notes]) -> String {
     let mut out = String::new();
     for (name, unknown) in SEVEN_TAG_ROSTER {
         let value = if name == "Result" { game.result.as_str() } else { game.tag(name).unwrap_or(unknown) };
@@ -472,7 +561,7 @@ pub fn write_pgn(game: &PgnGame) -> String {
     out.push('\n');
 
     let mut tokens = match start {
-        Ok(mut board) => movetext(&mut board, &game.moves),
+        Ok(mut board) => annotated_movetext(&mut board, game, notes),
         Err(_) => vec!["{the start position is not a valid FEN}".to_string()],
     };
     tokens.push(game.result.as_str().to_string());
@@ -491,6 +580,91 @@ pub fn write_pgn(game: &PgnGame) -> String {
     }
     out.push('\n');
     out
+}
+
+/// The movetext tokens of `game` from `board` (its start position) with its comments and
+/// `notes`. A comment is split into words, so that lines can break inside it. Black's move
+/// carries its number (`12... Nf6`) where it opens the movetext or follows a comment or a
+/// variation, as the standard's export format has it.
+fn annotated_movetext(board: &mut Board, game: &PgnGame, notes: &[Notes]) -> Vec<String> {
+    let mut tokens = Vec::with_capacity(game.moves.len() * 3 / 2 + 1);
+    let mut comments = game.comments.iter().peekable();
+    // Comments (the game's, then the note's) after `ply` moves; says whether there were any.
+    let mut add_comments = |tokens: &mut Vec<String>, ply: usize| {
+        let mut any = false;
+        while let Some((_, text)) = comments.next_if(|(at, _)| *at <= ply) {
+            any |= push_comment(tokens, text);
+        }
+        if let Some(text) = notes.get(ply).and_then(|note| note.comment.as_ref()) {
+            any |= push_comment(tokens, text);
+        }
+        any
+    };
+    add_comments(&mut tokens, 0);
+    let mut interrupted = true;
+    for (i, &mv) in game.moves.iter().enumerate() {
+        let legal = legal_moves(board);
+        if counters_full(board) || !legal.as_slice().contains(&mv) {
+            tokens.push(format!("{{move {mv} cannot be played here; the rest of the game is left out}}"));
+            return tokens;
+        }
+        let number = board.fullmove_number();
+        let san = san_with(board, mv, legal.as_slice());
+        tokens.push(match board.side_to_move() {
+            Color::White => format!("{number}. {san}"),
+            Color::Black if interrupted => format!("{number}... {san}"),
+            Color::Black => san,
+        });
+        let note = notes.get(i + 1);
+        tokens.extend(note.iter().flat_map(|note| note.nags.iter().map(|nag| format!("${nag}"))));
+        interrupted = add_comments(&mut tokens, i + 1);
+        for line in note.iter().flat_map(|note| note.variations.iter().filter(|line| !line.is_empty())) {
+            let mut variation = movetext(&mut board.clone(), line);
+            if let Some(first) = variation.first_mut() {
+                first.insert(0, '(');
+            }
+            if let Some(last) = variation.last_mut() {
+                last.push(')');
+            }
+            tokens.extend(variation);
+            interrupted = true;
+        }
+        board.make_move(mv);
+    }
+    tokens
+}
+
+/// A comment as tokens, one a word but for a command such as `[%eval 0.34]`, which stays whole
+/// for readers that look for it on one line; braces inside could not be read back and become
+/// parentheses. Returns whether there was anything to write.
+fn push_comment(tokens: &mut Vec<String>, text: &str) -> bool {
+    let text = text.replace('{', "(").replace('}', ")");
+    let mut words: Vec<String> = Vec::new();
+    let mut in_command = false;
+    for word in text.split_whitespace() {
+        match words.last_mut() {
+            Some(command) if in_command => {
+                command.push(' ');
+                command.push_str(word);
+            }
+            _ => words.push(word.to_string()),
+        }
+        let last = words.last().map_or("", String::as_str);
+        in_command = last.starts_with("[%") && !last.contains(']');
+    }
+    let [first, .., last] = &words[..] else {
+        return match words.first() {
+            Some(word) => {
+                tokens.push(format!("{{{word}}}"));
+                true
+            }
+            None => false,
+        };
+    };
+    tokens.push(format!("{{{first}"));
+    tokens.extend(words[1..words.len() - 1].iter().cloned());
+    tokens.push(format!("{last}}}"));
+    true
 }
 
 fn write_tag(out: &mut String, name: &str, value: &str) {
@@ -568,7 +742,12 @@ mod tests {
         tags[6].1 = result.as_str().to_string();
         tags.push(("Annotator".to_string(), "Ünïcode [and] {braces} ; too".to_string()));
         tags.push(("PlyCount".to_string(), moves.len().to_string()));
-        PgnGame { tags, start_fen, moves, result }
+        let comments = (0..rng.next() % 4)
+            .map(|i| (rng.next() % (moves.len() + 1), format!("comment {i}: [%eval 0.{}] a ( b ) c", rng.next() % 100)))
+            .collect::<std::collections::BTreeMap<_, _>>()
+            .into_iter()
+            .collect();
+        PgnGame { tags, start_fen, moves, result, comments }
     }
 
     #[test]
@@ -589,7 +768,8 @@ mod tests {
             }
             if Board::from_fen(&game.start_fen).unwrap().side_to_move() == Color::Black {
                 let number = Board::from_fen(&game.start_fen).unwrap().fullmove_number();
-                assert!(text.contains(&format!("\n\n{number}... ")), "{text}");
+                let opening = if game.comments.first().is_some_and(|&(ply, _)| ply == 0) { "} " } else { "\n\n" };
+                assert!(text.contains(&format!("{opening}{number}... ")), "{text}");
             }
             file.push_str(&text);
             file.push('\n');
@@ -665,6 +845,70 @@ Bxb4+ 10. c3) 8...c6 9. Bg5 b5 10.Nxb5! cxb5 11.Bxb5+ Nbd7 12.O-O-O Rd8
         assert_eq!(ending.tags, [("Result".to_string(), "*".to_string())]);
         assert_eq!(ending.result, PgnResult::Unknown);
         assert_eq!(parse_pgn(WILD), Ok(games));
+    }
+
+    #[test]
+    fn main_line_comments_are_kept_in_their_place() {
+        let opera = &parse_pgn(WILD).unwrap()[0];
+        // After 2...d6 (4 plies) and after 14...Qe6 (28); those in variations go with them.
+        let expected = [(4, "The Philidor Defence"), (28, "to the end of the line ) ( {")];
+        assert_eq!(opera.comments, expected.map(|(ply, text)| (ply, text.to_string())));
+        let game = parse_pgn("{before} [Event \"x\"] {  tags   done } 1. e4 {a}{b} *").unwrap().pop().unwrap();
+        let texts = [(0, "before"), (0, "tags done"), (1, "a"), (1, "b")];
+        assert_eq!(game.comments, texts.map(|(ply, text)| (ply, text.to_string())));
+    }
+
+    #[test]
+    fn annotations_are_written_where_they_belong() {
+        let mut game = PgnGame::default();
+        for text in ["e2e4", "e7e5", "d1h5", "b8c6"] {
+            let board = game.final_board().unwrap();
+            game.moves.push(crate::movegen::parse_move(&board, text).unwrap());
+        }
+        game.comments = vec![(2, "own".to_string())];
+        let mut after_e5 = Board::start_position();
+        after_e5.make_move(game.moves[0]);
+        after_e5.make_move(game.moves[1]);
+        let g1f3 = crate::movegen::parse_move(&after_e5, "g1f3").unwrap();
+        let mut notes = vec![Notes::default(); 5];
+        notes[0].comment = Some("Review {braces}".to_string());
+        notes[2].comment = Some("[%eval 0.3]".to_string());
+        notes[3] = Notes { nags: vec![6], comment: Some("[%eval -0.1]".to_string()), variations: vec![vec![g1f3]] };
+        let text = write_annotated(&game, &notes);
+        let movetext = text.split("\n\n").nth(1).unwrap().replace('\n', " ");
+        assert_eq!(
+            movetext,
+            "{Review (braces)} 1. e4 e5 {own} {[%eval 0.3]} 2. Qh5 $6 {[%eval -0.1]} (2. Nf3) 2... Nc6 * "
+        );
+        let read = parse_pgn(&text).unwrap().pop().unwrap();
+        assert_eq!(read.moves, game.moves);
+        assert_eq!(read.comments.len(), 4);
+    }
+
+    #[test]
+    fn a_recovering_reader_goes_on_after_a_broken_game() {
+        let text = "[Event \"a\"]\n1. e4 *\n\n[Event \"b\"]\n[Site \"x]\n1. e4 *\n\n[Event \"c\"]\n\
+                    1. d4 Nf6 2. Nf6 *\n\n[Event \"d\"]\n1. c4 {never closed\n\n[Event \"e\"]\n1. Nf3 *\n";
+        let mut reader = PgnReader::recovering(text);
+        let mut seen = Vec::new();
+        while let Some(game) = reader.next() {
+            seen.push((
+                reader.game_line(),
+                game.map(|g| g.tag("Event").unwrap_or("").to_string()).map_err(|e| e.to_string()),
+            ));
+        }
+        let expected: [(usize, Result<&str, &str>); 5] = [
+            (1, Ok("a")),
+            (4, Err("line 5, column 7: the value of tag Site has no closing quote on its line")),
+            (8, Err("line 9, column 14: illegal move 'Nf6' for White at move 2")),
+            (11, Err("line 12, column 7: this '{' opens a comment that is never closed")),
+            (14, Ok("e")),
+        ];
+        let expected: Vec<_> =
+            expected.iter().map(|(line, r)| (*line, r.map(str::to_string).map_err(str::to_string))).collect();
+        assert_eq!(seen, expected);
+        // Without recovery the first error ends the reading.
+        assert_eq!(PgnReader::new(text).count(), 2);
     }
 
     #[test]

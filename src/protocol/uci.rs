@@ -3,7 +3,7 @@
 //! `info string` lines and never end the engine.
 
 use super::{Event, MAX_LINE, Output, Protocol, parse_whole, split_command};
-use crate::engine::options::Kind;
+use crate::engine::options::{Kind, Shown};
 use crate::engine::{
     Bound, Clock, Color, Engine, EngineCommand, Info, Limits, Move, Outcome, Report, START_POS, Score, SearchId,
 };
@@ -70,14 +70,12 @@ impl Uci<'_> {
     fn identify(&mut self) {
         self.out.send(format!("id name Sentinel {}", crate::VERSION));
         self.out.send(format!("id author {}", author()));
-        for spec in Engine::options() {
+        for spec in Engine::options().iter().filter(|spec| spec.shown != Shown::XBoardOnly) {
             let kind = match spec.kind {
                 Kind::Spin { default, min, max } => format!("spin default {default} min {min} max {max}"),
                 Kind::Check { default } => format!("check default {default}"),
                 Kind::Button => "button".to_string(),
-                Kind::String { default } => {
-                    format!("string default {}", if default.is_empty() { "<empty>" } else { default })
-                }
+                Kind::String { default } => format!("string default {default}"),
             };
             self.out.send(format!("option name {} type {kind}", spec.name));
         }

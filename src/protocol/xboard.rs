@@ -24,7 +24,18 @@ enum TimeControl {
     Level { moves: u32, base: Duration, increment: Duration },
     /// `st SECONDS`: a fixed time per move.
     PerMove(Duration),
+    /// The GUI has given none (GNOME Chess sends neither `level` nor `st` nor `time`, even
+    /// when its own clock runs): `NO_CLOCK_MOVE_TIME` a move, or with `time` alone a
+    /// sudden-death clock.
+    NoClock,
 }
+
+/// The time a move takes when the GUI has given no time control. A person waiting on the
+/// other side of the board wants a reply in a moment, not the twenty seconds a guessed
+/// five-minute clock gave; and a GUI's own clock that the engine is not told of is most
+/// often a few minutes, of which a second a move leaves enough (its shortest, GNOME Chess's
+/// one minute, lasts some 55 moves).
+const NO_CLOCK_MOVE_TIME: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Task {
@@ -122,7 +133,7 @@ impl<'a> XBoard<'a> {
             game: Game::new(),
             post: false,
             ponder: false,
-            time_control: TimeControl::Level { moves: 40, base: Duration::from_secs(300), increment: Duration::ZERO },
+            time_control: TimeControl::NoClock,
             move_started: Instant::now(),
             thinking: None,
             pongs: Vec::new(),
@@ -163,7 +174,7 @@ impl<'a> XBoard<'a> {
              analyze=1 colors=0 name=1 memory=1 smp=1 exclude=1 nps=1 egt=\"syzygy\" \
              variants=\"normal,fischerandom\" done=0"
         ));
-        for spec in Engine::options().iter().filter(|spec| spec.shown == Shown::Everywhere) {
+        for spec in Engine::options().iter().filter(|spec| spec.shown != Shown::UciOnly) {
             let kind = match spec.kind {
                 Kind::Spin { default, min, max } => format!("-spin {default} {min} {max}"),
                 Kind::Check { default } => format!("-check {}", u8::from(default)),
@@ -315,7 +326,12 @@ impl<'a> XBoard<'a> {
     /// what our clock has already run on this move.
     fn move_limits(&self, spent: Duration) -> Limits {
         let mut limits = Limits { depth: self.game.max_depth, ..Limits::default() };
-        match (self.time_control, self.game.nps) {
+        // Without a time control, a fixed time a move; with `time` alone, a sudden-death clock.
+        let time_control = match (self.time_control, self.game.our_time) {
+            (TimeControl::NoClock, None) => TimeControl::PerMove(NO_CLOCK_MOVE_TIME),
+            (time_control, _) => time_control,
+        };
+        match (time_control, self.game.nps) {
             // `st` is a clock that starts afresh each move, and the GUI flags us when it runs
             // out (CECP v2, "st TIME"), so the overhead is set aside from it as from any clock,
             // unlike UCI's `go movetime`, which is spent in full.
@@ -324,7 +340,11 @@ impl<'a> XBoard<'a> {
                 limits.movetime = Some(time.saturating_sub(spent + overhead).max(Duration::from_millis(1)));
             }
             (TimeControl::PerMove(time), Some(nps)) => limits.nodes = Some(nodes_for(time, nps)),
-            (TimeControl::Level { moves, base, increment }, nps) => {
+            (TimeControl::Level { .. } | TimeControl::NoClock, nps) => {
+                let (moves, base, increment) = match time_control {
+                    TimeControl::Level { moves, base, increment } => (moves, base, increment),
+                    _ => (0, Duration::ZERO, Duration::ZERO),
+                };
                 let plies = self.engine.board().moves_played().saturating_sub(self.game.level_ply);
                 let moves_to_go = moves_to_go(moves, plies);
                 let remaining = self.game.our_time.unwrap_or(base).saturating_sub(spent);
@@ -372,7 +392,12 @@ impl<'a> XBoard<'a> {
     fn play_own_move(&mut self, best: Option<Move>, ponder: Option<Move>) {
         // Until the next `time` command, our clock is what it was less the time we took, plus
         // the increment: a ponder search starts from that.
-        if let (Some(time), TimeControl::Level { increment, .. }) = (self.game.our_time, self.time_control) {
+        let increment = match self.time_control {
+            TimeControl::Level { increment, .. } => Some(increment),
+            TimeControl::NoClock => Some(Duration::ZERO),
+            TimeControl::PerMove(_) => None,
+        };
+        if let (Some(time), Some(increment)) = (self.game.our_time, increment) {
             self.game.our_time = Some(time.saturating_sub(self.move_started.elapsed()).saturating_add(increment));
         }
         if let Some(mv) = best {
@@ -662,7 +687,8 @@ impl Protocol for XBoard<'_> {
         match report {
             Report::Info(info) => {
                 if info.bound == Bound::Exact && (self.post || thinking.task == Task::Analyze) {
-                    self.out.send(thinking_line(&info, |mv| self.move_text(mv)));
+                    let extras = self.engine.settings().thinking_extras;
+                    self.out.send(thinking_line(&info, extras, |mv| self.move_text(mv)));
                 }
                 if info.bound == Bound::Exact || self.last_info.is_none() {
                     self.last_info = Some(info);
@@ -695,27 +721,28 @@ impl Protocol for XBoard<'_> {
     }
 }
 
-/// `ply score time nodes seldepth nps tbhits<TAB>pv`: score in centipawns (mates as 100000 +
-/// moves, negative when mated), time in centiseconds; the optional fields before the tab are
-/// protocol version 2's extension, which XBoard reads and older GUIs show with the line.
-fn thinking_line(info: &Info, move_text: impl Fn(Move) -> String) -> String {
+/// `ply score time nodes pv`: score in centipawns (mates as 100000 + moves, negative when
+/// mated), time in centiseconds, the principal variation from the fifth field on, where every
+/// GUI looks for it (ChessX reads whitespace-separated fields and takes the fifth for the first
+/// move). With `extras` (the `Thinking Extras` option), seldepth, nps and tbhits come before
+/// the variation and a tab: protocol version 2's extension, which XBoard and WinBoard show.
+fn thinking_line(info: &Info, extras: bool, move_text: impl Fn(Move) -> String) -> String {
     // Mate in 0 is the side to move mated: a final position being analysed.
     let score = match info.score {
         Score::Centipawns(cp) => cp,
         Score::Mate(moves) if moves > 0 => 100_000 + moves,
         Score::Mate(moves) => -100_000 + moves,
     };
-    let mut line = format!(
-        "{} {score} {} {} {} {} {}\t",
-        info.depth,
-        info.elapsed.as_millis() / 10,
-        info.nodes,
-        info.seldepth,
-        info.nps(),
-        info.tb_hits
-    );
-    let pv: Vec<String> = info.pv.iter().map(|&mv| move_text(mv)).collect();
-    line.push_str(&pv.join(" "));
+    let mut line = format!("{} {score} {} {}", info.depth, info.elapsed.as_millis() / 10, info.nodes);
+    if extras {
+        line.push_str(&format!(" {} {} {}\t", info.seldepth, info.nps(), info.tb_hits));
+    }
+    for mv in &info.pv {
+        if !line.ends_with('\t') {
+            line.push(' ');
+        }
+        line.push_str(&move_text(*mv));
+    }
     line
 }
 
@@ -837,14 +864,16 @@ mod tests {
         info.elapsed = Duration::from_millis(1234);
         info.score = Score::Mate(2);
         let text = |mv: Move| mv.to_string();
-        assert_eq!(thinking_line(&info, text), "4 100002 123 500 0 405 0\t");
+        assert_eq!(thinking_line(&info, false, text), "4 100002 123 500");
+        assert_eq!(thinking_line(&info, true, text), "4 100002 123 500 0 405 0\t");
         info.score = Score::Mate(-3);
-        assert_eq!(thinking_line(&info, text), "4 -100003 123 500 0 405 0\t");
+        assert_eq!(thinking_line(&info, true, text), "4 -100003 123 500 0 405 0\t");
         info.score = Score::Centipawns(-35);
         info.pv = vec![Move::NONE, Move::NONE];
         info.seldepth = 9;
         info.tb_hits = 2;
-        assert_eq!(thinking_line(&info, text), "4 -35 123 500 9 405 2\t0000 0000");
+        assert_eq!(thinking_line(&info, false, text), "4 -35 123 500 0000 0000");
+        assert_eq!(thinking_line(&info, true, text), "4 -35 123 500 9 405 2\t0000 0000");
     }
 
     /// XBoard sends `level` once, before the first move; python-chess before every move, with
