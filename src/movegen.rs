@@ -1,13 +1,16 @@
 //! Legal move generation.
 //!
-//! Moves are legal by construction rather than made and tested: one walk outwards from the
-//! king finds the checking pieces and the pinned ones, which gives every piece the set of
-//! squares it may move to. Only king moves (is the destination attacked?) and en passant (which
-//! lifts two pawns off one rank) ask the attack question. Perft counts the leaves by
-//! generating moves at the last ply without making them, which this makes exact.
+//! Moves are legal by construction rather than made and tested: the squares beside the king
+//! (tables of where pawns, knights and lines reach, and of the squares between two squares)
+//! give the checking pieces and the pinned ones, which gives every piece the set of squares it
+//! may move to. Only king moves (is the destination attacked?) and en passant (which lifts two
+//! pawns off one rank) ask the attack question. The moves are walked out on the mailbox in a
+//! fixed order, which the search's move ordering depends on; perft counts the leaves at the
+//! last ply instead, as sets of target squares without a move made or even encoded, which this
+//! makes exact.
 
 use crate::board::{
-    self, Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, dir, flag, is_knight_jump, right_index,
+    self, Board, Color, Move, Piece, PieceKind, Square, SquareSet, dir, flag, is_knight_jump, right_index,
 };
 
 /// Which moves to generate: captures and queen promotions ("noisy", for quiescence search
@@ -115,11 +118,108 @@ pub fn legal_moves(board: &Board) -> MoveList {
     list
 }
 
-/// How many legal moves the position has.
+/// How many legal moves the position has: the generator's moves, counted without being made
+/// (perft's last ply asks this at most of its nodes). The order of the moves does not matter
+/// here, so every piece that is not pinned is counted as a set of target squares (the pawns
+/// all together), without a move being encoded.
+#[inline(always)]
 pub fn count_legal_moves(board: &Board) -> usize {
+    let us = board.side_to_move();
+    let safety = KingSafety::of(board, us);
     let mut counter = MoveCounter(0);
-    generate::<{ kind::ALL }, _>(board, &mut counter);
+    match safety.checkers {
+        0 => count_non_king_moves::<false>(board, us, &safety, &mut counter),
+        1 => count_non_king_moves::<true>(board, us, &safety, &mut counter),
+        _ => {}
+    }
+    let sideways_safe = count_king_moves(board, us, safety.checkers > 0, &mut counter);
+    if safety.checkers == 0 {
+        castling_moves(board, us, sideways_safe, &mut counter);
+    }
     counter.0
+}
+
+/// `non_king_moves` of every kind, counted: the pieces that are not pinned as sets of
+/// targets, the pinned ones (few) as the generator finds their moves.
+#[inline(always)]
+fn count_non_king_moves<const IN_CHECK: bool>(
+    board: &Board,
+    us: Color,
+    safety: &KingSafety,
+    counter: &mut MoveCounter,
+) {
+    // Where a piece that is not pinned may go: not onto our own pieces, and in check only to
+    // take or block the checker.
+    let targets = if IN_CHECK { safety.evasion_targets } else { !board.occupied_by(us) };
+    let occupied = board.occupied();
+    let free = !safety.pinned;
+    let pawns = board.piece_set(us, PieceKind::Pawn);
+    let diagonal = board.piece_set(us, PieceKind::Bishop) | board.piece_set(us, PieceKind::Queen);
+    let orthogonal = board.piece_set(us, PieceKind::Rook) | board.piece_set(us, PieceKind::Queen);
+    let mut moves = count_pawn_moves(board, us, pawns & free, targets);
+    // A pinned knight cannot move at all.
+    for from in (board.piece_set(us, PieceKind::Knight) & free).indices() {
+        moves += (SquareSet::knight_attacks_from(from) & targets).count();
+    }
+    for from in (diagonal & free).indices() {
+        moves += (SquareSet::bishop_attacks_from(from, occupied) & targets).count();
+    }
+    for from in (orthogonal & free).indices() {
+        moves += (SquareSet::rook_attacks_from(from, occupied) & targets).count();
+    }
+    counter.0 += moves as usize;
+    for from in safety.pinned {
+        let pin_step = safety.pin_step(from);
+        if pawns.contains(from) {
+            pawn_moves_from::<{ kind::ALL }, IN_CHECK, true, _>(board, us, from, pin_step, safety, counter);
+        } else if (diagonal.contains(from) && dir::DIAGONAL.contains(&pin_step))
+            || (orthogonal.contains(from) && dir::ORTHOGONAL.contains(&pin_step))
+        {
+            // Along the pin line only, both ways, as `piece_moves` does.
+            walk::<{ kind::ALL }, IN_CHECK, true, _>(board, us, from, pin_step, safety, counter);
+            walk::<{ kind::ALL }, IN_CHECK, true, _>(board, us, from, -pin_step, safety, counter);
+        }
+    }
+    en_passant_moves(board, us, counter);
+}
+
+/// The moves of the pawns `pawns` (none of them pinned) to `targets` (the squares a free piece
+/// may go to), en passant aside: pushes and captures of all of them at once, a promotion
+/// counting four.
+#[inline(always)]
+fn count_pawn_moves(board: &Board, us: Color, pawns: SquareSet, targets: SquareSet) -> u32 {
+    let (forward, third, last) = if us == Color::White { (8, 2, 7) } else { (-8, 5, 0) };
+    let empty = !board.occupied();
+    let one = pawns.shifted(forward) & empty;
+    // The double step passes the square of the single one, which must be empty whatever the
+    // targets are.
+    let two = (one & SquareSet::rank(third)).shifted(forward) & empty & targets;
+    let enemies = board.occupied_by(!us) & targets;
+    let east = (pawns & !SquareSet::file(7)).shifted(forward + 1) & enemies;
+    let west = (pawns & !SquareSet::file(0)).shifted(forward - 1) & enemies;
+    let one = one & targets;
+    let promoting = SquareSet::rank(last);
+    let moves = one.count() + two.count() + east.count() + west.count();
+    moves + ((one & promoting).count() + (east & promoting).count() + (west & promoting).count()) * 3
+}
+
+/// `king_moves`, counted: the squares a king's step reaches that are not ours, each asked
+/// whether it is attacked. Returns what `king_moves` does.
+#[inline(always)]
+fn count_king_moves(board: &Board, us: Color, in_check: bool, counter: &mut MoveCounter) -> [bool; 2] {
+    let from = board.king_square(us);
+    // With the king lifted off in check, as `king_moves` explains.
+    let occupied = if in_check { board.occupied() & !SquareSet::of(from) } else { board.occupied() };
+    let mut sideways_safe = [false; 2];
+    for to in SquareSet::king_attacks(from) & !board.occupied_by(us) {
+        if !board.attacked_on(occupied, to, !us) {
+            counter.0 += 1;
+            if to.0.abs_diff(from.0) == 1 && !board.occupied().contains(to) {
+                sideways_safe[usize::from(to.0 < from.0)] = true;
+            }
+        }
+    }
+    sideways_safe
 }
 
 /// Whether `mv` is a legal move here. Moves from the transposition table need this check: a
@@ -148,9 +248,8 @@ pub fn is_legal(board: &Board, mv: Move) -> bool {
     let step = match piece.kind() {
         PieceKind::King => {
             // As `king_moves` judges it, with the king lifted off (the same answer out of check).
-            let mut lifted = *squares;
-            lifted[from] = Piece::EMPTY;
-            return board::is_king_step(from, to) && !board.attacked_on(&lifted, to, !us);
+            let lifted = board.occupied() & !SquareSet::of(from);
+            return board::is_king_step(from, to) && !board.attacked_on(lifted, to, !us);
         }
         PieceKind::Knight => {
             if !is_knight_jump(from, to) {
@@ -180,7 +279,7 @@ pub fn is_legal(board: &Board, mv: Move) -> bool {
                 PieceKind::Rook => from.orthogonal_step(to),
                 _ => from.line_step(to),
             };
-            if step == 0 || !board::path_is_clear(squares, from, to, step) {
+            if step == 0 || !board::path_is_clear(board.occupied(), from, to) {
                 return false;
             }
             step
@@ -259,13 +358,15 @@ struct KingSafety {
     /// only along that line.
     pins: [(Square, i8); 8],
     pin_count: usize,
+    /// The pinned pieces' squares.
+    pinned: SquareSet,
 }
 
 impl KingSafety {
     #[inline(always)]
     fn of(board: &Board, us: Color) -> KingSafety {
         let them = !us;
-        let squares = board.squares();
+        let occupied = board.occupied();
         let king = board.king_square(us);
         let mut safety = KingSafety {
             king,
@@ -275,37 +376,21 @@ impl KingSafety {
             evasion_targets: SquareSet::EMPTY,
             pins: [(Square::NONE, 0); 8],
             pin_count: 0,
+            pinned: SquareSet::EMPTY,
         };
-        let enemy_pawn = Piece::new(them, PieceKind::Pawn);
-        for step in [us.forward() + dir::E, us.forward() + dir::W] {
-            if squares[king.offset(step)] == enemy_pawn {
-                safety.note_check(king.offset(step), 0);
-            }
+        // Pawns and knights check from the squares the tables give; sliders only from a line
+        // through the king, and then only with nothing between.
+        let at = king.index64();
+        let leapers = (SquareSet::pawn_attacks_from(us, at) & board.piece_set(them, PieceKind::Pawn))
+            | (SquareSet::knight_attacks_from(at) & board.piece_set(them, PieceKind::Knight));
+        for checker in leapers {
+            safety.note_check(checker, 0);
         }
-        for &knight in board.pieces(them, PieceKind::Knight) {
-            if is_knight_jump(knight, king) {
-                safety.note_check(knight, 0);
-            }
-        }
-        // Only the few enemy sliders on a line through the king need a walk along that line;
-        // the others cost one table lookup each.
-        for &queen in board.pieces(them, PieceKind::Queen) {
-            let step = king.line_step(queen);
-            if step != 0 {
-                safety.examine_line(squares, us, queen, step);
-            }
-        }
-        for &rook in board.pieces(them, PieceKind::Rook) {
-            let step = king.orthogonal_step(rook);
-            if step != 0 {
-                safety.examine_line(squares, us, rook, step);
-            }
-        }
-        for &bishop in board.pieces(them, PieceKind::Bishop) {
-            let step = king.diagonal_step(bishop);
-            if step != 0 {
-                safety.examine_line(squares, us, bishop, step);
-            }
+        let queens = board.piece_set(them, PieceKind::Queen);
+        let sliders = (SquareSet::lines_from::<false>(at) & (board.piece_set(them, PieceKind::Bishop) | queens))
+            | (SquareSet::lines_from::<true>(at) & (board.piece_set(them, PieceKind::Rook) | queens));
+        for slider in sliders {
+            safety.examine_line(occupied, board.occupied_by(us), slider, king.line_step(slider));
         }
         if safety.checkers == 1 {
             safety.note_evasion_targets();
@@ -314,25 +399,16 @@ impl KingSafety {
     }
 
     /// The line from the king to an enemy slider aimed at it: empty means check, one piece
-    /// of ours means that piece is pinned.
-    fn examine_line(&mut self, squares: &SquareMap<Piece>, us: Color, slider: Square, step: i8) {
-        let mut blocker = None;
-        let mut sq = self.king.offset(step);
-        while sq != slider {
-            if !squares[sq].is_empty() {
-                if blocker.is_some() || !squares[sq].is_color(us) {
-                    return;
-                }
-                blocker = Some(sq);
-            }
-            sq = sq.offset(step);
-        }
-        match blocker {
-            None => self.note_check(slider, step),
-            Some(pinned) => {
-                self.pins[self.pin_count] = (pinned, step);
-                self.pin_count += 1;
-            }
+    /// of ours (and nothing else) means that piece is pinned.
+    #[inline(always)]
+    fn examine_line(&mut self, occupied: SquareSet, ours: SquareSet, slider: Square, step: i8) {
+        let blockers = SquareSet::between(self.king, slider) & occupied;
+        if blockers.is_empty() {
+            self.note_check(slider, step);
+        } else if !blockers.has_several() && !(blockers & ours).is_empty() {
+            self.pins[self.pin_count] = (blockers.first(), step);
+            self.pin_count += 1;
+            self.pinned |= blockers;
         }
     }
 
@@ -346,14 +422,8 @@ impl KingSafety {
     /// The squares that answer a single check: the checker's, and those between it and the
     /// king when it is a slider.
     fn note_evasion_targets(&mut self) {
-        self.evasion_targets.insert(self.checker);
-        if self.check_step != 0 {
-            let mut sq = self.king.offset(self.check_step);
-            while sq != self.checker {
-                self.evasion_targets.insert(sq);
-                sq = sq.offset(self.check_step);
-            }
-        }
+        // A pawn's or knight's square has no squares between it and the king in the table.
+        self.evasion_targets = SquareSet::between(self.king, self.checker) | SquareSet::of(self.checker);
     }
 
     /// The pin line of the piece on `from` (see `allows`), or 0 if it is free.
@@ -496,24 +566,18 @@ fn walk<const KIND: u8, const IN_CHECK: bool, const SLIDES: bool, S: MoveSink>(
 #[inline(always)]
 fn king_moves<const KIND: u8, S: MoveSink>(board: &Board, us: Color, in_check: bool, sink: &mut S) -> [bool; 2] {
     let from = board.king_square(us);
+    let squares = board.squares();
     // In check, the king must not step back along the checking line, which the king itself
     // still shadows on the real board; so destinations are tested with the king lifted off.
     // Out of check no slider's line runs through the king, so the real board answers.
-    let mut lifted;
-    let squares = if in_check {
-        lifted = *board.squares();
-        lifted[from] = Piece::EMPTY;
-        &lifted
-    } else {
-        board.squares()
-    };
+    let occupied = if in_check { board.occupied() & !SquareSet::of(from) } else { board.occupied() };
     let mut sideways_safe = [false; 2];
     for step in dir::KING {
         let to = from.offset(step);
         let occupant = squares[to];
         let wanted =
             if occupant.is_empty() { KIND != kind::NOISY } else { KIND != kind::QUIET && occupant.is_color(!us) };
-        if wanted && !board.attacked_on(squares, to, !us) {
+        if wanted && !board.attacked_on(occupied, to, !us) {
             let move_flag = if occupant.is_empty() { flag::QUIET } else { flag::CAPTURE };
             sink.push(Move::new(from, to, move_flag));
             if occupant.is_empty() && (step == dir::E || step == dir::W) {
@@ -579,9 +643,8 @@ fn castling_moves<S: MoveSink>(board: &Board, us: Color, sideways_safe: [bool; 2
 #[inline(never)]
 fn king_path_is_safe_without_rook(board: &Board, us: Color, index: usize) -> bool {
     let table = board.castle_table();
-    let mut squares = *board.squares();
-    squares[table.rook_from(index)] = Piece::EMPTY;
-    table.king_path(index).iter().all(|&sq| !board.attacked_on(&squares, sq, !us))
+    let occupied = board.occupied() & !SquareSet::of(table.rook_from(index));
+    table.king_path(index).iter().all(|&sq| !board.attacked_on(occupied, sq, !us))
 }
 
 #[inline(always)]
@@ -679,13 +742,11 @@ fn push_promotions<const KIND: u8, S: MoveSink>(from: Square, to: Square, captur
 }
 
 /// En passant removes two pawns from one rank, which can expose the king along that rank in
-/// a way no pin test sees; it is rare enough to settle by trying it on a copy of the squares.
+/// a way no pin test sees; it is rare enough to settle by asking the attack question with the
+/// occupied squares as they would be after it.
 fn en_passant_is_legal(board: &Board, us: Color, from: Square, to: Square) -> bool {
-    let mut squares = *board.squares();
-    squares[to] = squares[from];
-    squares[from] = Piece::EMPTY;
-    squares[to.offset(-us.forward())] = Piece::EMPTY;
-    !board.attacked_on(&squares, board.king_square(us), !us)
+    let moved = SquareSet::of(from) | SquareSet::of(to) | SquareSet::of(to.offset(-us.forward()));
+    !board.attacked_on(board.occupied() ^ moved, board.king_square(us), !us)
 }
 
 #[cfg(test)]
