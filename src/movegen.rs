@@ -346,90 +346,56 @@ pub fn parse_move(board: &Board, text: &str) -> Option<Move> {
 struct KingSafety {
     king: Square,
     checkers: u32,
-    /// The (last found) checking piece, and the step from our king towards it if it is a
-    /// slider (0 for a pawn or knight, which can only be captured).
-    checker: Square,
-    check_step: i8,
     /// When in check, the destinations that deal with it: the checker and any square between
-    /// it and the king. Filled in only when there is a check (see `note_evasion_targets`), as
-    /// most positions have none.
+    /// it and the king. Filled in only when there is a check, as most positions have none.
     evasion_targets: SquareSet,
-    /// Each pinned piece with the step from our king through it to the pinner: it may move
-    /// only along that line.
-    pins: [(Square, i8); 8],
-    pin_count: usize,
-    /// The pinned pieces' squares.
+    /// Our pieces pinned to the king: each may move only along the line from the king through
+    /// it to the pinner.
     pinned: SquareSet,
 }
 
 impl KingSafety {
+    /// Built from locals and put together once at the end: a struct filled in field by field
+    /// and then moved cost a stalled copy (a wide load of narrow stores) at every node.
     #[inline(always)]
     fn of(board: &Board, us: Color) -> KingSafety {
         let them = !us;
         let occupied = board.occupied();
         let king = board.king_square(us);
-        let mut safety = KingSafety {
-            king,
-            checkers: 0,
-            checker: Square::NONE,
-            check_step: 0,
-            evasion_targets: SquareSet::EMPTY,
-            pins: [(Square::NONE, 0); 8],
-            pin_count: 0,
-            pinned: SquareSet::EMPTY,
-        };
+        let (mut checkers, mut checker, mut pinned) = (0, Square::NONE, SquareSet::EMPTY);
         // Pawns and knights check from the squares the tables give; sliders only from a line
-        // through the king, and then only with nothing between.
+        // through the king, and then only with nothing between. One piece of ours between, and
+        // nothing else, is pinned.
         let at = king.index64();
         let leapers = (SquareSet::pawn_attacks_from(us, at) & board.piece_set(them, PieceKind::Pawn))
             | (SquareSet::knight_attacks_from(at) & board.piece_set(them, PieceKind::Knight));
-        for checker in leapers {
-            safety.note_check(checker, 0);
+        for sq in leapers {
+            checkers += 1;
+            checker = sq;
         }
         let queens = board.piece_set(them, PieceKind::Queen);
         let sliders = (SquareSet::lines_from::<false>(at) & (board.piece_set(them, PieceKind::Bishop) | queens))
             | (SquareSet::lines_from::<true>(at) & (board.piece_set(them, PieceKind::Rook) | queens));
         for slider in sliders {
-            safety.examine_line(occupied, board.occupied_by(us), slider, king.line_step(slider));
+            let blockers = SquareSet::between(king, slider) & occupied;
+            if blockers.is_empty() {
+                checkers += 1;
+                checker = slider;
+            } else if !blockers.has_several() {
+                pinned |= blockers & board.occupied_by(us);
+            }
         }
-        if safety.checkers == 1 {
-            safety.note_evasion_targets();
-        }
-        safety
-    }
-
-    /// The line from the king to an enemy slider aimed at it: empty means check, one piece
-    /// of ours (and nothing else) means that piece is pinned.
-    #[inline(always)]
-    fn examine_line(&mut self, occupied: SquareSet, ours: SquareSet, slider: Square, step: i8) {
-        let blockers = SquareSet::between(self.king, slider) & occupied;
-        if blockers.is_empty() {
-            self.note_check(slider, step);
-        } else if !blockers.has_several() && !(blockers & ours).is_empty() {
-            self.pins[self.pin_count] = (blockers.first(), step);
-            self.pin_count += 1;
-            self.pinned |= blockers;
-        }
-    }
-
-    #[inline]
-    fn note_check(&mut self, checker: Square, step: i8) {
-        self.checkers += 1;
-        self.checker = checker;
-        self.check_step = step;
-    }
-
-    /// The squares that answer a single check: the checker's, and those between it and the
-    /// king when it is a slider.
-    fn note_evasion_targets(&mut self) {
         // A pawn's or knight's square has no squares between it and the king in the table.
-        self.evasion_targets = SquareSet::between(self.king, self.checker) | SquareSet::of(self.checker);
+        let evasion_targets =
+            if checkers == 1 { SquareSet::between(king, checker) | SquareSet::of(checker) } else { SquareSet::EMPTY };
+        KingSafety { king, checkers, evasion_targets, pinned }
     }
 
-    /// The pin line of the piece on `from` (see `allows`), or 0 if it is free.
+    /// The pin line of the piece on `from` (see `allows`), or 0 if it is free: the step from
+    /// the king towards it, which points on to the pinner.
     #[inline]
     fn pin_step(&self, from: Square) -> i8 {
-        self.pins[..self.pin_count].iter().find(|(sq, _)| *sq == from).map_or(0, |&(_, step)| step)
+        if self.pinned.contains(from) { self.king.line_step(from) } else { 0 }
     }
 
     /// May a piece with pin line `pin_step` step by `step` to `to`? A pinned piece must keep
@@ -463,9 +429,9 @@ fn generate_for<const KIND: u8, const BLACK: bool, S: MoveSink>(board: &Board, s
     let us = if BLACK { Color::Black } else { Color::White };
     let safety = KingSafety::of(board, us);
     // The usual case, no check and no pin, is compiled without the evasion and pin tests.
-    match (safety.checkers, safety.pin_count) {
-        (0, 0) => non_king_moves::<KIND, false, false, S>(board, us, &safety, sink),
-        (0, _) => non_king_moves::<KIND, false, true, S>(board, us, &safety, sink),
+    match (safety.checkers, safety.pinned.is_empty()) {
+        (0, true) => non_king_moves::<KIND, false, false, S>(board, us, &safety, sink),
+        (0, false) => non_king_moves::<KIND, false, true, S>(board, us, &safety, sink),
         (1, _) => non_king_moves::<KIND, true, true, S>(board, us, &safety, sink),
         _ => {}
     }

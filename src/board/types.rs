@@ -397,8 +397,7 @@ static KING_TARGETS: [SquareSet; 64] = step_targets(&dir::KING);
 static PAWN_TARGETS: [[SquareSet; 64]; 2] = [step_targets(&[dir::NE, dir::NW]), step_targets(&[dir::SE, dir::SW])];
 
 /// The file, diagonal, anti-diagonal and rank through each square (by 8x8 index), the square
-/// itself left out. On the first three every rank holds at most one square, so that reversing
-/// the order of the ranks (a byte swap) reverses the line.
+/// itself left out.
 static LINE_MASKS: [[u64; 4]; 64] = {
     let mut table = [[0; 4]; 64];
     let mut i = 0;
@@ -429,8 +428,8 @@ static LINE_MASKS: [[u64; 4]; 64] = {
 };
 
 /// What a rook on each file of the first rank reaches along the rank, for each occupancy of
-/// the six squares b1-g1 (the end squares block nothing beyond themselves).
-static RANK_ATTACKS: [[u8; 64]; 8] = {
+/// the six squares b1-g1 (bit 0 for b1; the end squares block nothing beyond themselves).
+const RANK_ATTACKS: [[u8; 64]; 8] = {
     let mut table = [[0; 64]; 8];
     let mut file = 0;
     while file < 8 {
@@ -462,18 +461,62 @@ static RANK_ATTACKS: [[u8; 64]; 8] = {
     table
 };
 
-/// What a slider on the square `bit` reaches along the line `mask` (see `LINE_MASKS`) when
-/// `occupied` are occupied: up to and including the first occupied square each way. Taking
-/// twice the slider's bit from the occupied squares of the line borrows through the empty
-/// squares above it up to the first occupied one; doing the same on the line reversed gives
-/// the squares below (the hyperbola quintessence).
+const A_FILE: u64 = 0x0101_0101_0101_0101;
+const B_FILE: u64 = 0x0202_0202_0202_0202;
+/// The squares h2, g3, f4, e5, d6 and c7: multiplying the a-file by them lifts a2..a7 into the
+/// top six bits, in order and without carries.
+const H2_TO_C7: u64 = 0x0004_0810_2040_8000;
+
+/// `RANK_ATTACKS` repeated on every rank: for a line with one square on each file (a rank or
+/// a diagonal), the squares attacked are those on the files a rook on the first rank would
+/// attack with blockers on the same files.
+static FILE_SPREAD_ATTACKS: [[u64; 64]; 8] = {
+    let mut table = [[0; 64]; 8];
+    let mut file = 0;
+    while file < 8 {
+        let mut inner = 0;
+        while inner < 64 {
+            table[file][inner] = RANK_ATTACKS[file][inner] as u64 * A_FILE;
+            inner += 1;
+        }
+        file += 1;
+    }
+    table
+};
+
+/// What a rook on each rank of the a-file reaches along it, for each occupancy of a2..a7
+/// (bit 0 for a2).
+static A_FILE_ATTACKS: [[u64; 64]; 8] = {
+    let mut table = [[0; 64]; 8];
+    let mut rank = 0;
+    while rank < 8 {
+        let mut inner = 0;
+        while inner < 64 {
+            // The first rank's answer with files read as ranks, turned onto the a-file.
+            let reach = RANK_ATTACKS[rank][inner];
+            let mut r = 0;
+            while r < 8 {
+                if reach & (1 << r) != 0 {
+                    table[rank][inner] |= 1 << (8 * r);
+                }
+                r += 1;
+            }
+            inner += 1;
+        }
+        rank += 1;
+    }
+    table
+};
+
+/// What a slider on file `file` reaches along the line `mask` (one square on each file: a rank
+/// or a diagonal, the slider's own square left out) when `occupied` are occupied, up to and
+/// including the first occupied square each way. Multiplying by the b-file gathers the line's
+/// squares on files b to g into the top six bits, in file order and without carries, which
+/// index the rank's answer (the kindergarten method).
 #[inline(always)]
-fn line_attacks(bit: u64, mask: u64, occupied: u64) -> u64 {
-    let up = occupied & mask;
-    let down = up.swap_bytes();
-    let up = up.wrapping_sub(bit.wrapping_mul(2));
-    let down = down.wrapping_sub(bit.swap_bytes().wrapping_mul(2));
-    (up ^ down.swap_bytes()) & mask
+fn spread_attacks(mask: u64, file: usize, occupied: u64) -> u64 {
+    let inner = ((occupied & mask).wrapping_mul(B_FILE) >> 58) as usize;
+    FILE_SPREAD_ATTACKS[file][inner] & mask
 }
 
 impl SquareSet {
@@ -539,19 +582,19 @@ impl SquareSet {
     /// occupied (its own square aside), occupied ones included.
     #[inline(always)]
     pub fn bishop_attacks_from(from: usize, occupied: SquareSet) -> SquareSet {
-        let (bit, masks) = (1 << from, &LINE_MASKS[from & 63]);
-        SquareSet(line_attacks(bit, masks[1], occupied.0) | line_attacks(bit, masks[2], occupied.0))
+        let (masks, file) = (&LINE_MASKS[from & 63], from & 7);
+        SquareSet(spread_attacks(masks[1], file, occupied.0) | spread_attacks(masks[2], file, occupied.0))
     }
 
     /// The squares a rook on the square of 8x8 index `from` attacks (see
     /// `bishop_attacks_from`).
     #[inline(always)]
     pub fn rook_attacks_from(from: usize, occupied: SquareSet) -> SquareSet {
-        let from = from & 63;
-        let file = line_attacks(1 << from, LINE_MASKS[from][0], occupied.0);
-        let shift = from & !7;
-        let rank = RANK_ATTACKS[from & 7][(occupied.0 >> (shift + 1)) as usize & 63] as u64;
-        SquareSet(file | rank << shift)
+        let (from, file) = (from & 63, from & 7);
+        let rank = spread_attacks(LINE_MASKS[from][3], file, occupied.0);
+        // The file shifted onto the a-file, its a2..a7 lifted into the top six bits.
+        let inner = (H2_TO_C7.wrapping_mul(A_FILE & occupied.0 >> file) >> 58) as usize;
+        SquareSet(rank | A_FILE_ATTACKS[from >> 3][inner] << file)
     }
 
     /// The squares on a diagonal through the square of 8x8 index `from` (a bishop's lines),
