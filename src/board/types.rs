@@ -667,16 +667,30 @@ impl SquareSet {
 }
 
 /// The members of a set, lowest index (a1) first.
-impl Iterator for SquareSet {
+impl IntoIterator for SquareSet {
+    type Item = Square;
+    type IntoIter = Members;
+
+    #[inline(always)]
+    fn into_iter(self) -> Members {
+        Members(self)
+    }
+}
+
+/// An iterator over a set's members (a set of its own, so that the set itself, being `Copy`,
+/// is never used up by iterating).
+pub struct Members(SquareSet);
+
+impl Iterator for Members {
     type Item = Square;
 
     #[inline(always)]
     fn next(&mut self) -> Option<Square> {
-        if self.0 == 0 {
+        if self.0.is_empty() {
             return None;
         }
-        let sq = self.first();
-        self.0 &= self.0 - 1;
+        let sq = self.0.first();
+        self.0.0 &= self.0.0 - 1;
         Some(sq)
     }
 }
@@ -842,7 +856,7 @@ mod tests {
             }
         }
         let set = SquareSet::of(Square::A1) | SquareSet::of(Square::E1) | SquareSet::of(Square::H8);
-        assert_eq!(set.collect::<Vec<_>>(), [Square::A1, Square::E1, Square::H8]);
+        assert_eq!(set.into_iter().collect::<Vec<_>>(), [Square::A1, Square::E1, Square::H8]);
         assert_eq!(set.indices().collect::<Vec<_>>(), [0, 4, 63]);
         assert!(set.has_several() && !SquareSet::of(Square::E1).has_several());
     }
