@@ -247,21 +247,10 @@ impl Board {
         self.attacked_on(self.occupied(), sq, by)
     }
 
-    /// Whether the side to move is in check. After an ordinary move only that move can have
-    /// given it (see `checked_by`), which is quicker to ask than a full attack test.
+    /// Whether the side to move is in check.
     #[inline]
     pub fn in_check(&self) -> bool {
-        let checked = match self.history.last() {
-            Some(undo)
-                if undo.mv != Move::NONE
-                    && matches!(undo.mv.flag(), flag::QUIET | flag::DOUBLE_PUSH | flag::CAPTURE) =>
-            {
-                self.checked_by(undo.mv)
-            }
-            _ => self.is_attacked_by(self.king_square(self.side), !self.side),
-        };
-        debug_assert_eq!(checked, self.is_attacked_by(self.king_square(self.side), !self.side), "{}", self.to_fen());
-        checked
+        self.is_attacked_by(self.king_square(self.side), !self.side)
     }
 
     /// True when the side to move has a piece other than pawns and king: null-move pruning is

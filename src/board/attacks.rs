@@ -1,9 +1,9 @@
-//! Is a square attacked? Answered from the attacker's piece lists: a table says whether a
-//! knight or king stands a step away and whether a slider shares a line with the square, and
-//! another which squares lie between the two, so that whether the line is open is one AND with
-//! the occupied squares. The same answers say whether a move gives check without playing it,
-//! which the search asks before it prunes a move, and which pieces give check (for the `d`
-//! command).
+//! Is a square attacked? Answered from the attacker's pieces as sets (kept beside the mailbox):
+//! tables say from which squares a pawn, knight or king would attack the square and which
+//! lines run through it, and another which squares lie between two squares, so that whether a
+//! line is open is one AND with the occupied squares. The same answers say whether the side to
+//! move is in check, whether a move gives check without playing it, which the search asks
+//! before it prunes a move, and which pieces give check (for the `d` command).
 
 use super::types::{Color, Piece, PieceKind, Square, SquareSet, dir};
 use super::{Board, Castling, Move, flag};
@@ -69,50 +69,6 @@ impl Board {
         let sliders = (SquareSet::lines_from::<false>(to) & (self.piece_set(by, PieceKind::Bishop) | queens))
             | (SquareSet::lines_from::<true>(to) & (self.piece_set(by, PieceKind::Rook) | queens));
         sliders.indices().any(|from| (SquareSet::between_indices(to, from) & occupied).is_empty())
-    }
-
-    /// Whether `mv`, the ordinary move (no castling, en passant or promotion) that led here,
-    /// checks the side to move. Before it that side's king was not attacked (it was the other
-    /// side's turn, in a legal position: FENs are checked for it), so a check can come only
-    /// from the piece that moved, where it landed, or along the line from the king through the
-    /// square it left.
-    #[inline]
-    pub(crate) fn checked_by(&self, mv: Move) -> bool {
-        let (from, to) = (mv.from(), mv.to());
-        let king = self.king_square(self.side);
-        let mover = !self.side;
-        let piece = self.squares[to];
-        let step = match piece.kind() {
-            PieceKind::Pawn => {
-                let ahead = to.offset(mover.forward());
-                return ahead.offset(dir::E) == king
-                    || ahead.offset(dir::W) == king
-                    || self.uncovers(king, from, mover);
-            }
-            PieceKind::Knight => return is_knight_jump(to, king) || self.uncovers(king, from, mover),
-            PieceKind::King => return self.uncovers(king, from, mover),
-            PieceKind::Bishop => king.diagonal_step(to),
-            PieceKind::Rook => king.orthogonal_step(to),
-            PieceKind::Queen => king.line_step(to),
-        };
-        (step != 0 && path_is_clear(self.occupied(), king, to)) || self.uncovers(king, from, mover)
-    }
-
-    /// Whether the first piece on the line from `king` through `vacated` is a `by` slider
-    /// that moves along that line.
-    #[inline]
-    fn uncovers(&self, king: Square, vacated: Square, by: Color) -> bool {
-        let step = king.line_step(vacated);
-        if step == 0 {
-            return false;
-        }
-        let mut sq = king.offset(step);
-        while self.squares[sq].is_empty() {
-            sq = sq.offset(step);
-        }
-        let piece = self.squares[sq];
-        let slider = if king.diagonal_step(vacated) != 0 { PieceKind::Bishop } else { PieceKind::Rook };
-        piece == Piece::new(by, slider) || piece == Piece::new(by, PieceKind::Queen)
     }
 
     /// Whether `mv`, a legal move here, checks the opponent's king: directly, by the piece
@@ -206,19 +162,19 @@ mod tests {
         assert_eq!(checkers("4k3/3P4/8/8/8/8/8/4K3 b - - 0 1"), ["d7"]);
     }
 
-    /// The check read from the last move is the one a full attack test finds, after every
-    /// move and every reply from the perft suites' positions.
+    /// The check the attack tables find is the one the pieces checking the king, found
+    /// square by square, make, after every move and every reply from the perft suites'
+    /// positions.
     #[test]
-    fn the_last_move_tells_the_check() {
-        let full = |board: &Board| board.is_attacked_by(board.king_square(board.side_to_move()), !board.side_to_move());
+    fn in_check_agrees_with_the_checkers() {
         let mut checks = 0;
         for mut board in crate::perft::suite_boards() {
             for first in legal_moves(&board).iter() {
                 board.make_move(first);
-                assert_eq!(board.in_check(), full(&board), "{first} in {}", board.to_fen());
+                assert_eq!(board.in_check(), !board.checkers().is_empty(), "{first} in {}", board.to_fen());
                 for reply in legal_moves(&board).iter() {
                     board.make_move(reply);
-                    assert_eq!(board.in_check(), full(&board), "{reply} in {}", board.to_fen());
+                    assert_eq!(board.in_check(), !board.checkers().is_empty(), "{reply} in {}", board.to_fen());
                     checks += board.in_check() as usize;
                     board.unmake_move();
                 }
