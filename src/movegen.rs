@@ -124,7 +124,16 @@ pub fn legal_moves(board: &Board) -> MoveList {
 /// all together), without a move being encoded.
 #[inline(always)]
 pub fn count_legal_moves(board: &Board) -> usize {
-    let us = board.side_to_move();
+    // One copy per side to move, as for `generate`.
+    match board.side_to_move() {
+        Color::White => count_for::<false>(board),
+        Color::Black => count_for::<true>(board),
+    }
+}
+
+#[inline(always)]
+fn count_for<const BLACK: bool>(board: &Board) -> usize {
+    let us = if BLACK { Color::Black } else { Color::White };
     let safety = KingSafety::of(board, us);
     let mut counter = MoveCounter(0);
     match safety.checkers {
@@ -619,13 +628,10 @@ fn castling_moves<S: MoveSink>(board: &Board, us: Color, sideways_safe: [bool; 2
         if rights & (1 << (index % 2)) == 0 {
             continue;
         }
-        let mut allowed = true;
-        for &sq in table.must_be_empty(index) {
-            allowed &= board.piece_at(sq).is_empty();
-        }
-        if !allowed {
+        if !(board.occupied() & table.must_be_empty(index)).is_empty() {
             continue;
         }
+        let mut allowed = true;
         let beside = king.offset(if king_side { dir::E } else { dir::W });
         let beside_safe = sideways_safe[usize::from(!king_side)];
         if table.rook_may_shield(index) {
