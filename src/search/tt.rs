@@ -77,6 +77,27 @@ impl TtEntry {
     }
 }
 
+/// Asks Linux to back the table with 2 MB pages where it can (transparent huge pages, which
+/// most systems grant only to memory that asks, as Stockfish's table does). A probe lands on a
+/// random page of the table; with 4 KB pages nearly every one also missed the processor's cache
+/// of address translations, and the walk of the page tables held up the prefetch that starts
+/// each probe's fetch.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(clusters: &Vec<Cluster>) {
+    const HUGE_PAGE: usize = 1 << 21;
+    let start = clusters.as_ptr() as usize;
+    let end = start + clusters.capacity() * std::mem::size_of::<Cluster>();
+    let (first, last) = (start.next_multiple_of(HUGE_PAGE), end / HUGE_PAGE * HUGE_PAGE);
+    if first < last {
+        // SAFETY: madvise only advises how to back memory, here whole 2 MB pages inside the
+        // table's own allocation; it reads and writes nothing, and a refusal changes nothing.
+        unsafe { libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_HUGEPAGE) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_: &Vec<Cluster>) {}
+
 /// The machine's memory in bytes, from /proc/meminfo where there is one.
 pub fn physical_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -114,6 +135,8 @@ impl TranspositionTable {
     fn with_clusters(count: usize) -> Option<TranspositionTable> {
         let mut clusters = Vec::new();
         clusters.try_reserve_exact(count).ok()?;
+        // Before the first write, which is when the system chooses the pages.
+        advise_huge_pages(&clusters);
         clusters.resize_with(count, Cluster::default);
         Some(TranspositionTable { clusters, generation: AtomicU8::new(0) })
     }
