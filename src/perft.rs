@@ -142,6 +142,21 @@ mod tests {
         assert!(parse_suite_line("fen ;D4294967295 1").is_err());
     }
 
+    /// Both compilations of the recursion count the same trees: the one with POPCNT that this
+    /// machine runs, and the one for processors without it, which it would not otherwise run.
+    #[test]
+    fn both_compilations_count_alike() {
+        for (fen, depth, nodes) in [
+            (crate::board::START_FEN, 4, 197_281),
+            ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3, 97_862),
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 5, 674_624),
+        ] {
+            let mut board = Board::from_fen(fen).unwrap();
+            assert_eq!(perft_portable(&mut board, depth), nodes, "{fen}");
+            assert_eq!(perft(&mut board, depth), nodes, "{fen}");
+        }
+    }
+
     /// Counting the moves (the last ply of perft: sets of targets, no moves made) gives the
     /// number the generator lists, in every position of the suites and one move after them.
     #[test]
