@@ -555,7 +555,7 @@ impl SquareSet {
     /// Every square of file `file` (0 is the a-file).
     #[inline]
     pub const fn file(file: u8) -> SquareSet {
-        SquareSet(0x0101_0101_0101_0101 << file)
+        SquareSet(A_FILE << file)
     }
 
     /// Every member moved by `step` in 8x8 indices (8 is a rank up, 1 a file right); members
