@@ -868,7 +868,9 @@ mod tests {
             noisy.len()
         };
         let mut noisy = 0;
-        for mut board in crate::perft::suite_boards() {
+        // Promotions of every kind, quiet and capturing, for both sides besides the suites.
+        let promotions = Board::from_fen("n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1").unwrap();
+        for mut board in crate::perft::suite_boards().into_iter().chain([promotions]) {
             noisy += check(&board);
             for mv in legal_moves(&board).iter() {
                 board.make_move(mv);
