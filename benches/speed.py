@@ -3,6 +3,7 @@
 
     benches/speed.py nps --engine target/release/sentinel --engine /usr/games/ethereal-chess
     benches/speed.py smp --engine target/release/sentinel --threads 1,2,4,8,16 --depth 19
+    benches/speed.py perft --engine target/release/sentinel --stockfish /usr/games/stockfish
 
 `nps`: one thread each, `go movetime` on every position, the engines taking turns position by
 position so that a load that comes and goes falls on all alike; each engine's nodes per second
@@ -13,10 +14,19 @@ count, against the first count. Each position is searched from a new game (`ucin
 search's table) to `--depth`; the time is taken here, from `go` to `bestmove`. Speed-up is
 one thread's total time over this count's; nodes-per-second efficiency is this count's speed
 over one thread's times the count. Lazy SMP's threads search overlapping trees, so the
-speed-up to a depth is always well below the node rate's. Only the standard library is needed.
+speed-up to a depth is always well below the node rate's.
+
+`perft`: Sentinel's `perft` against Stockfish's `go perft` (no hash table in either) on the
+start position to depth 6 and Kiwipete to depth 5, each timed as a whole process, start-up
+included (Stockfish's loading of its network among it), in turns, `--rounds` times; the median
+CPU time (user and system) and wall time of each, and Sentinel's as a ratio of Stockfish's.
+Both node counts are checked. Only the standard library is needed.
 """
 
 import argparse
+import resource
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -94,18 +104,62 @@ def smp(args):
         print(f"{threads:7}  {total_time:8.2f}  {speedup:8.2f}  {speed / 1e6:6.2f}  {efficiency:6.2f}", flush=True)
 
 
+PERFT_POSITIONS = [
+    ("startpos", None, 6, 119060324),
+    ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 5, 193690690),
+]
+
+
+def timed(command, stdin=None):
+    """Runs `command` to its end: its output, and its wall and CPU seconds (from the system's
+    accounting of the child)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    result = subprocess.run(command, input=stdin, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return result.stdout, wall, cpu
+
+
+def perft(args):
+    engine, stockfish = args.engine[0], args.stockfish
+    print(f"{engine} against {stockfish}, whole processes in turns, {args.rounds} rounds, medians")
+    for name, fen, depth, nodes in PERFT_POSITIONS:
+        ours_command = [engine, "perft", fen or "startpos", str(depth)]
+        position = f"position fen {fen}" if fen else "position startpos"
+        script = f"{position}\ngo perft {depth}\nquit\n"
+        ours, theirs = [], []
+        for _ in range(args.rounds):
+            output, wall, cpu = timed(ours_command)
+            if f"Nodes searched: {nodes}" not in output:
+                sys.exit(f"{engine} did not count {nodes} nodes for {name} {depth}")
+            ours.append((wall, cpu))
+            output, wall, cpu = timed([stockfish], script)
+            if f"Nodes searched: {nodes}" not in output:
+                sys.exit(f"{stockfish} did not count {nodes} nodes for {name} {depth}")
+            theirs.append((wall, cpu))
+        wall = [statistics.median(t[0] for t in times) for times in (ours, theirs)]
+        cpu = [statistics.median(t[1] for t in times) for times in (ours, theirs)]
+        print(f"{name} {depth} ({nodes} nodes): CPU {cpu[0]:.3f} s against {cpu[1]:.3f} s, "
+              f"{cpu[1] / cpu[0]:.2f}x Stockfish's speed; wall {wall[0]:.3f} s against {wall[1]:.3f} s, "
+              f"{wall[1] / wall[0]:.2f}x", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["nps", "smp"])
+    ap.add_argument("what", choices=["nps", "smp", "perft"])
     ap.add_argument("--engine", action="append", help="an engine command (nps: several, the first the reference)")
     ap.add_argument("--movetime", type=int, default=2000, help="nps: milliseconds a position")
     ap.add_argument("--threads", default="1,2", help="smp: thread counts, the first the reference")
     ap.add_argument("--depth", type=int, default=14, help="smp: the depth of every search")
     ap.add_argument("--hash", type=int, default=256, help="Hash in MB, the same for every search")
     ap.add_argument("--positions", type=int, default=len(POSITIONS))
+    ap.add_argument("--stockfish", default="/usr/games/stockfish", help="perft: the Stockfish to compare with")
+    ap.add_argument("--rounds", type=int, default=3, help="perft: runs of each, in turns")
     args = ap.parse_args()
     args.engine = args.engine or ["target/release/sentinel"]
-    nps(args) if args.what == "nps" else smp(args)
+    {"nps": nps, "smp": smp, "perft": perft}[args.what](args)
 
 
 if __name__ == "__main__":

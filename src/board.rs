@@ -68,6 +68,12 @@ pub struct Board {
     list_slot: SquareMap<u8>,
     lists: [[Square; MAX_OF_A_KIND]; Piece::COUNT],
     counts: [u8; Piece::COUNT],
+    /// Each colour's occupied squares, beside the mailbox: whether a line between two squares
+    /// is open is then one lookup (`SquareSet::between`) and one AND.
+    occupied: [SquareSet; 2],
+    /// The squares of each piece, as its list holds them, for questions asked of all the
+    /// pieces of a kind at once (where can the pawns go?).
+    piece_sets: [SquareSet; Piece::COUNT],
     side: Color,
     /// The castling rights still held, as `castle` bits.
     castling: u8,
@@ -101,6 +107,8 @@ impl Board {
             list_slot: SquareMap::filled(0),
             lists: [[Square::NONE; MAX_OF_A_KIND]; Piece::COUNT],
             counts: [0; Piece::COUNT],
+            occupied: [SquareSet::EMPTY; 2],
+            piece_sets: [SquareSet::EMPTY; Piece::COUNT],
             side: Color::White,
             castling: 0,
             castle_table: Castling::none(),
@@ -211,6 +219,24 @@ impl Board {
         self.counts[Piece::new(color, kind).index()] as usize
     }
 
+    /// Every occupied square.
+    #[inline(always)]
+    pub fn occupied(&self) -> SquareSet {
+        self.occupied[0] | self.occupied[1]
+    }
+
+    /// The squares of `color`'s pieces.
+    #[inline(always)]
+    pub fn occupied_by(&self, color: Color) -> SquareSet {
+        self.occupied[color.index()]
+    }
+
+    /// The squares of every `color` `kind` piece: `pieces` as a set.
+    #[inline(always)]
+    pub fn piece_set(&self, color: Color, kind: PieceKind) -> SquareSet {
+        self.piece_sets[Piece::new(color, kind).index()]
+    }
+
     #[inline]
     pub fn king_square(&self, color: Color) -> Square {
         self.lists[Piece::new(color, PieceKind::King).index()][0]
@@ -218,24 +244,13 @@ impl Board {
 
     #[inline]
     pub fn is_attacked_by(&self, sq: Square, by: Color) -> bool {
-        self.attacked_on(&self.squares, sq, by)
+        self.attacked_on(self.occupied(), sq, by)
     }
 
-    /// Whether the side to move is in check. After an ordinary move only that move can have
-    /// given it (see `checked_by`), which is quicker to ask than a full attack test.
+    /// Whether the side to move is in check.
     #[inline]
     pub fn in_check(&self) -> bool {
-        let checked = match self.history.last() {
-            Some(undo)
-                if undo.mv != Move::NONE
-                    && matches!(undo.mv.flag(), flag::QUIET | flag::DOUBLE_PUSH | flag::CAPTURE) =>
-            {
-                self.checked_by(undo.mv)
-            }
-            _ => self.is_attacked_by(self.king_square(self.side), !self.side),
-        };
-        debug_assert_eq!(checked, self.is_attacked_by(self.king_square(self.side), !self.side), "{}", self.to_fen());
-        checked
+        self.is_attacked_by(self.king_square(self.side), !self.side)
     }
 
     /// True when the side to move has a piece other than pawns and king: null-move pruning is
@@ -290,14 +305,17 @@ impl Board {
         1 + (2..=reachable).step_by(2).filter(|&back| self.history[self.history.len() - back].key == self.key).count()
     }
 
+    #[inline(always)]
     fn add_piece(&mut self, sq: Square, piece: Piece) {
         self.put_piece::<true>(sq, piece);
     }
 
+    #[inline(always)]
     fn remove_piece(&mut self, sq: Square) {
         self.take_piece::<true>(sq);
     }
 
+    #[inline(always)]
     fn move_piece(&mut self, from: Square, to: Square) {
         self.shift_piece::<true>(from, to);
     }
@@ -313,6 +331,8 @@ impl Board {
         self.lists[p][slot as usize] = sq;
         self.list_slot[sq] = slot;
         self.counts[p] = slot + 1;
+        self.occupied[piece.color().index()] ^= SquareSet::of(sq);
+        self.piece_sets[p] ^= SquareSet::of(sq);
         if KEY {
             self.toggle_keys(piece, KEYS.pieces[p][sq.0 as usize]);
         }
@@ -329,6 +349,8 @@ impl Board {
         self.list_slot[moved] = slot;
         self.counts[p] = last;
         self.squares[sq] = Piece::EMPTY;
+        self.occupied[piece.color().index()] ^= SquareSet::of(sq);
+        self.piece_sets[p] ^= SquareSet::of(sq);
         if KEY {
             self.toggle_keys(piece, KEYS.pieces[p][sq.0 as usize]);
         }
@@ -343,6 +365,9 @@ impl Board {
         self.squares[to] = piece;
         self.lists[p][slot as usize] = to;
         self.list_slot[to] = slot;
+        let moved = SquareSet::of(from) ^ SquareSet::of(to);
+        self.occupied[piece.color().index()] ^= moved;
+        self.piece_sets[p] ^= moved;
         if KEY {
             self.toggle_keys(piece, KEYS.pieces[p][from.0 as usize] ^ KEYS.pieces[p][to.0 as usize]);
         }
@@ -356,8 +381,13 @@ impl Board {
         let slots = [self.list_slot[from[0]], self.list_slot[from[1]]];
         self.squares[from[0]] = Piece::EMPTY;
         self.squares[from[1]] = Piece::EMPTY;
+        // Both pieces are one colour's; their squares may overlap, so out first, then in.
+        let own = &mut self.occupied[pieces[0].color().index()];
+        *own =
+            (*own & !(SquareSet::of(from[0]) | SquareSet::of(from[1]))) | SquareSet::of(to[0]) | SquareSet::of(to[1]);
         for i in 0..2 {
             let p = pieces[i].index();
+            self.piece_sets[p] ^= SquareSet::of(from[i]) ^ SquareSet::of(to[i]);
             self.squares[to[i]] = pieces[i];
             self.lists[p][slots[i] as usize] = to[i];
             self.list_slot[to[i]] = slots[i];

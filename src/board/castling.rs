@@ -7,7 +7,7 @@
 //! needs no code of its own. A castling move is encoded as the king's move to its landing
 //! square (g- or c-file) with a castling flag; the rook's square comes from this table.
 
-use super::types::{Color, Square, SquareMap};
+use super::types::{Color, Square, SquareMap, SquareSet};
 use super::zobrist::KEYS;
 
 /// Castling rights are a bit set (`Board::castling_rights`): bit `right_index(color, side)` for
@@ -54,8 +54,9 @@ pub struct Castling {
     rook_from: [Square; 4],
     /// By colour: the king's home square.
     king_from: [Square; 2],
-    /// By right index: squares that must be empty besides the king's and rook's own.
-    must_be_empty: [Path; 4],
+    /// By right index: squares that must be empty besides the king's and rook's own, as a set
+    /// (one AND with the occupied squares tells whether they are).
+    must_be_empty: [SquareSet; 4],
     /// By right index: squares the king crosses or lands on, which must not be attacked (its
     /// start square is known to be safe: no one castles out of check).
     king_path: [Path; 4],
@@ -74,7 +75,7 @@ impl Castling {
         Castling {
             rook_from: [Square::NONE; 4],
             king_from: [Square::NONE; 2],
-            must_be_empty: [Path::EMPTY; 4],
+            must_be_empty: [SquareSet::EMPTY; 4],
             king_path: [Path::EMPTY; 4],
             rook_may_shield: [false; 4],
             kept: SquareMap::filled(0b1111),
@@ -95,7 +96,7 @@ impl Castling {
                 empty.len += 1;
             }
         }
-        self.must_be_empty[index] = empty;
+        self.must_be_empty[index] = empty.as_slice().iter().fold(SquareSet::EMPTY, |set, &sq| set | SquareSet::of(sq));
         // The king's own square counts only when it does not move: then the rook leaving may
         // uncover an attack on it, which "not in check" did not see.
         let start = if king == king_to { Square::NONE } else { king };
@@ -132,8 +133,8 @@ impl Castling {
     }
 
     #[inline]
-    pub fn must_be_empty(&self, index: usize) -> &[Square] {
-        self.must_be_empty[index].as_slice()
+    pub fn must_be_empty(&self, index: usize) -> SquareSet {
+        self.must_be_empty[index]
     }
 
     #[inline]

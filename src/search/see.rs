@@ -2,9 +2,7 @@
 //! the exchange on its square has done so, cheapest first. It decides which captures are
 //! worth searching early (or at all).
 
-use crate::board::{
-    Board, Color, Move, Piece, PieceKind, Square, SquareMap, SquareSet, dir, is_king_step, is_knight_jump,
-};
+use crate::board::{Board, Color, Move, PieceKind, Square, SquareSet, dir};
 
 /// Whether `mv` wins at least `threshold` centipawns once the exchange it starts is played out,
 /// each side free to stop capturing when that suits it. Pins are ignored.
@@ -57,55 +55,46 @@ pub fn see_ge(board: &Board, mv: Move, threshold: i32) -> bool {
 /// The cheapest `side` piece attacking `target`, treating `removed` squares as empty (their
 /// pieces have already been exchanged, which also opens lines for the pieces behind them).
 ///
-/// The attackers are found from `side`'s piece lists, kind by kind from the cheapest, with
-/// the line tables saying which sliders share a line with `target`; only such a line is
-/// walked, to see that nothing but removed pieces stands between. Of two sliders of one kind
-/// the one in the earlier direction of `DIRECTION_RANK` is taken, the piece a walk of the rays
-/// in that order would meet first, so that the exchange (and the x-rays it opens) plays out
-/// the same whichever of them the lists name first.
+/// The attackers are found from `side`'s pieces as sets, kind by kind from the cheapest: the
+/// tables give the squares from which a pawn, knight or king would attack `target`, and the
+/// first piece each way along the lines through it with the `removed` squares taken off the
+/// board. Of two sliders of one kind the one in the earlier direction of `DIRECTION_RANK` is
+/// taken, the piece a walk of the rays in that order would meet first, so that the exchange
+/// (and the x-rays it opens) plays out the same whichever is found first.
 fn least_valuable_attacker(
     board: &Board,
     target: Square,
     side: Color,
     removed: SquareSet,
 ) -> Option<(Square, PieceKind)> {
-    let squares = board.squares();
-    let pawn = Piece::new(side, PieceKind::Pawn);
-    let behind = -side.forward();
-    for step in [behind + dir::E, behind + dir::W] {
-        let sq = target.offset(step);
-        if squares[sq] == pawn && !removed.contains(sq) {
-            return Some((sq, PieceKind::Pawn));
-        }
+    let at = target.index64();
+    let present = |kind| board.piece_set(side, kind) & !removed;
+    let pawns = SquareSet::pawn_attacks_from(!side, at) & present(PieceKind::Pawn);
+    if !pawns.is_empty() {
+        // Of two, the one east of the target first, as the rays were walked.
+        let east = target.offset(-side.forward() + dir::E);
+        return Some((if pawns.contains(east) { east } else { pawns.first() }, PieceKind::Pawn));
     }
     // Knights never stand on a line through the target, so which of two goes first changes
     // nothing that follows.
-    for &sq in board.pieces(side, PieceKind::Knight) {
-        if is_knight_jump(sq, target) && !removed.contains(sq) {
-            return Some((sq, PieceKind::Knight));
+    let knights = SquareSet::knight_attacks_from(at) & present(PieceKind::Knight);
+    if !knights.is_empty() {
+        return Some((knights.first(), PieceKind::Knight));
+    }
+    let occupied = board.occupied() & !removed;
+    let diagonal = SquareSet::bishop_attacks_from(at, occupied);
+    let orthogonal = SquareSet::rook_attacks_from(at, occupied);
+    for (kind, reach) in
+        [(PieceKind::Bishop, diagonal), (PieceKind::Rook, orthogonal), (PieceKind::Queen, diagonal | orthogonal)]
+    {
+        let found = reach & present(kind);
+        if !found.is_empty() {
+            let rank = |sq: &Square| DIRECTION_RANK[(target.line_step(*sq) + 11) as usize];
+            return found.into_iter().min_by_key(rank).map(|sq| (sq, kind));
         }
     }
-    for kind in [PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen] {
-        let mut best: Option<(u8, Square)> = None;
-        for &sq in board.pieces(side, kind) {
-            let step = match kind {
-                PieceKind::Bishop => target.diagonal_step(sq),
-                PieceKind::Rook => target.orthogonal_step(sq),
-                _ => target.line_step(sq),
-            };
-            if step != 0 && !removed.contains(sq) && line_is_open(squares, target, sq, step, removed) {
-                let rank = DIRECTION_RANK[(step + 11) as usize];
-                if best.is_none_or(|(r, _)| rank < r) {
-                    best = Some((rank, sq));
-                }
-            }
-        }
-        if let Some((_, sq)) = best {
-            return Some((sq, kind));
-        }
-    }
-    let king = board.king_square(side);
-    (is_king_step(king, target) && !removed.contains(king)).then_some((king, PieceKind::King))
+    let king = SquareSet::king_attacks_from(at) & present(PieceKind::King);
+    (!king.is_empty()).then(|| (king.first(), PieceKind::King))
 }
 
 /// The order in which sliders of one kind are preferred, by the step from the target towards
@@ -122,23 +111,10 @@ const DIRECTION_RANK: [u8; 23] = {
     rank
 };
 
-/// Whether every square strictly between `from` and `to`, walking by `step`, is empty or
-/// `removed`.
-#[inline]
-fn line_is_open(squares: &SquareMap<Piece>, from: Square, to: Square, step: i8, removed: SquareSet) -> bool {
-    let mut sq = from.offset(step);
-    while sq != to {
-        if !squares[sq].is_empty() && !removed.contains(sq) {
-            return false;
-        }
-        sq = sq.offset(step);
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Piece;
     use crate::movegen::parse_move;
 
     fn see_at_least(fen: &str, mv: &str, threshold: i32) -> bool {
@@ -165,7 +141,7 @@ mod tests {
     }
 
     /// The least valuable attacker as it was first found, walking the eight rays out of the
-    /// target: the piece-list search must name the same piece at every step of every exchange.
+    /// target: the search through the piece sets must name the same piece at every step of every exchange.
     fn attacker_by_rays(board: &Board, target: Square, side: Color, removed: SquareSet) -> Option<(Square, PieceKind)> {
         let squares = board.squares();
         let present = |sq: Square, kind: PieceKind| squares[sq] == Piece::new(side, kind) && !removed.contains(sq);
@@ -198,7 +174,7 @@ mod tests {
     /// exchanges played out attacker by attacker (each side in turn, either side first) meet
     /// the same attackers in the same order both ways.
     #[test]
-    fn attackers_from_the_lists_are_those_the_rays_meet() {
+    fn attackers_from_the_sets_are_those_the_rays_meet() {
         let mut steps = 0;
         for mut board in crate::perft::suite_boards() {
             for mv in crate::movegen::legal_moves(&board).iter().chain([Move::NONE]) {

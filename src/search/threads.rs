@@ -557,9 +557,19 @@ impl Searcher {
     /// Forgets everything learned: transposition table and move-ordering statistics.
     pub fn clear(&mut self) {
         self.wait();
-        self.tt.clear();
+        self.clear_table();
         for state in &self.states {
             lock(state).history.clear();
+        }
+    }
+
+    /// Empties the transposition table in place, which needs it to be ours alone: once `wait`
+    /// has returned, no search's job holds it any longer. Should one still do, a new table of
+    /// the same size is as empty.
+    fn clear_table(&mut self) {
+        match Arc::get_mut(&mut self.tt) {
+            Some(tt) => tt.clear(),
+            None => self.tt = Arc::new(self.tt.emptied()),
         }
     }
 
@@ -664,7 +674,7 @@ impl Searcher {
         // scale (`strength.rs`) was measured with it.
         let evaluation = if limits.strength.is_some() { Evaluation::HandCrafted } else { self.evaluation.clone() };
         if !evaluation.same_as(&self.table_evaluation) {
-            self.tt.clear();
+            self.clear_table();
             self.table_evaluation = evaluation.clone();
         }
         let time = TimeManager::new(&limits, self.move_overhead, &self.params);
