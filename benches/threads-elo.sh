@@ -1,0 +1,47 @@
+#!/bin/sh
+# Usage: benches/threads-elo.sh ENGINE [PAIRS] [TC] [ROUNDS] [OUT]
+#
+# What more threads are worth in Elo: ENGINE against itself, N threads against M, for each
+# `N:M` of PAIRS (default "2:1 4:2 8:4", one match after another), at TC (default 10+0.1),
+# ROUNDS game pairs each (default 100: both colours of each opening of tools/openings.epd,
+# drawn at random; OPENINGS names another file), Hash 64 MB each, games adjudicated as
+# tools/sprt.sh's ADJUDICATE=1 does. CONCURRENCY games at once (default: as many as the cores
+# hold with both engines' threads, at least 1). fastchess as for tools/sprt.sh (FASTCHESS, PATH
+# or tools/build-fastchess.sh's). Each match's PGN and log go to OUT (default
+# $SENTINEL_DATA/matches/threads, SENTINEL_DATA being ~/sentinel-data unless set); its score
+# and Elo are fastchess's last lines. On a machine with fewer cores than a pair needs, the
+# engines take turns on the cores they share: pondering is off, so one engine thinks at a time.
+set -eu
+engine=$(realpath "$1")
+pairs=${2:-2:1 4:2 8:4}
+tc=${3:-10+0.1}
+rounds=${4:-100}
+data=${SENTINEL_DATA:-$HOME/sentinel-data}
+out=${5:-$data/matches/threads}
+here=$(cd "$(dirname "$0")/.." && pwd)
+openings=$(realpath "${OPENINGS:-$here/tools/openings.epd}")
+fastchess=${FASTCHESS:-$(command -v fastchess || echo "$data/tools/fastchess/fastchess")}
+if [ ! -x "$fastchess" ]; then
+    echo "threads-elo.sh: no fastchess at $fastchess: build it with tools/build-fastchess.sh, or set FASTCHESS" >&2
+    exit 1
+fi
+mkdir -p "$out"
+cd "$out"
+for pair in $pairs; do
+    more=${pair%%:*}
+    fewer=${pair##*:}
+    concurrency=${CONCURRENCY:-$(($(nproc) / more))}
+    [ "$concurrency" -ge 1 ] || concurrency=1
+    name="threads$more-vs-threads$fewer-$tc"
+    echo "== $more threads against $fewer, $tc, $rounds rounds, $concurrency at once: $out/$name.pgn"
+    "$fastchess" \
+        -engine cmd="$engine" name="threads$more" option.Threads="$more" \
+        -engine cmd="$engine" name="threads$fewer" option.Threads="$fewer" \
+        -each tc="$tc" option.Hash=64 \
+        -openings file="$openings" format=epd order=random \
+        -rounds "$rounds" -repeat -concurrency "$concurrency" -recover ${SEED:+-srand "$SEED"} \
+        -resign movecount=3 score=1000 twosided=true -draw movenumber=40 movecount=8 score=10 \
+        -ratinginterval 20 \
+        -pgnout file="$out/$name.pgn" \
+        -log file="$out/$name.log" level=warn
+done
