@@ -45,8 +45,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 sentinel=$1
 shift
 stockfish=${STOCKFISH:-/usr/games/stockfish}
-data=${SENTINEL_DATA:-$HOME/sentinel-data}
-fastchess=${FASTCHESS:-$(command -v fastchess || echo "$data/tools/fastchess/fastchess")}
+fastchess=$("$here/tools/find-fastchess.sh" calibrate-levels.sh)
 openings=$(realpath "${OPENINGS:-$here/tools/openings.epd}")
 sentinel=$(realpath "$sentinel")
 for program in "$fastchess" "$stockfish"; do

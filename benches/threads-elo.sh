@@ -20,11 +20,7 @@ data=${SENTINEL_DATA:-$HOME/sentinel-data}
 out=${5:-$data/matches/threads}
 here=$(cd "$(dirname "$0")/.." && pwd)
 openings=$(realpath "${OPENINGS:-$here/tools/openings.epd}")
-fastchess=${FASTCHESS:-$(command -v fastchess || echo "$data/tools/fastchess/fastchess")}
-if [ ! -x "$fastchess" ]; then
-    echo "threads-elo.sh: no fastchess at $fastchess: build it with tools/build-fastchess.sh, or set FASTCHESS" >&2
-    exit 1
-fi
+fastchess=$("$here/tools/find-fastchess.sh" threads-elo.sh)
 mkdir -p "$out"
 cd "$out"
 for pair in $pairs; do

@@ -35,11 +35,7 @@ data=${SENTINEL_DATA:-$HOME/sentinel-data}
 out=${7:-$data/matches}
 here=$(cd "$(dirname "$0")/.." && pwd)
 openings=$(realpath "${OPENINGS:-$here/tools/openings.epd}")
-fastchess=${FASTCHESS:-$(command -v fastchess || echo "$data/tools/fastchess/fastchess")}
-if [ ! -x "$fastchess" ]; then
-    echo "sprt.sh: no fastchess at $fastchess: build it with tools/build-fastchess.sh, or set FASTCHESS" >&2
-    exit 1
-fi
+fastchess=$("$here/tools/find-fastchess.sh" sprt.sh)
 mkdir -p "$out"
 out=$(realpath "$out")
 case $tc in
