@@ -21,6 +21,7 @@ out=${5:-$data/matches/threads}
 here=$(cd "$(dirname "$0")/.." && pwd)
 openings=$(realpath "${OPENINGS:-$here/tools/openings.epd}")
 fastchess=$("$here/tools/find-fastchess.sh" threads-elo.sh)
+adjudicate=$("$here/tools/adjudication.sh")
 mkdir -p "$out"
 cd "$out"
 for pair in $pairs; do
@@ -30,13 +31,14 @@ for pair in $pairs; do
     [ "$concurrency" -ge 1 ] || concurrency=1
     name="threads$more-vs-threads$fewer-$tc"
     echo "== $more threads against $fewer, $tc, $rounds rounds, $concurrency at once: $out/$name.pgn"
+    # shellcheck disable=SC2086 # the adjudication flags are words by design
     "$fastchess" \
         -engine cmd="$engine" name="threads$more" option.Threads="$more" \
         -engine cmd="$engine" name="threads$fewer" option.Threads="$fewer" \
         -each tc="$tc" option.Hash=64 \
         -openings file="$openings" format=epd order=random \
         -rounds "$rounds" -repeat -concurrency "$concurrency" -recover ${SEED:+-srand "$SEED"} \
-        -resign movecount=3 score=1000 twosided=true -draw movenumber=40 movecount=8 score=10 \
+        $adjudicate \
         -ratinginterval 20 \
         -pgnout file="$out/$name.pgn" \
         -log file="$out/$name.log" level=warn

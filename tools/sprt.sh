@@ -48,8 +48,7 @@ cd "$out"
 sprt="-sprt elo0=$elo0 elo1=$elo1 alpha=0.05 beta=0.05 model=logistic"
 [ "$elo0" = none ] && sprt=
 adjudicate=
-[ "${ADJUDICATE:-0}" = 1 ] &&
-    adjudicate="-resign movecount=3 score=1000 twosided=true -draw movenumber=40 movecount=8 score=10"
+[ "${ADJUDICATE:-0}" = 1 ] && adjudicate=$("$here/tools/adjudication.sh")
 options() {
     for option in $1; do printf ' option.%s' "$option"; done
 }
