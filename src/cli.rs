@@ -95,9 +95,9 @@ enum Command {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=engine::options::MAX_SPIN))]
         seed: Option<u32>,
     },
-    /// Make balanced opening positions: random plies from the start position (or from the lines
-    /// of a book), each kept when a verification search scores it within a window and it is
-    /// new. One FEN a line; the same seed gives the same positions on any number of threads.
+    /// Make opening positions: random plies from the start position (or from the lines of a
+    /// book), each kept when a verification search scores it within a window (balanced, or with
+    /// --floor one side better) and it is new. One FEN a line; the same seed gives the same positions on any number of threads.
     Openings {
         /// How many positions.
         #[arg(long, default_value_t = 1000)]
@@ -116,6 +116,10 @@ enum Command {
         /// The largest score a position may have, in centipawns for either side (default 60).
         #[arg(long, value_name = "CP", value_parser = clap::value_parser!(i32).range(0..))]
         window: Option<i32>,
+        /// The smallest (default 0); above zero the set is unbalanced, one side better in each
+        /// position by --floor to --window centipawns.
+        #[arg(long, value_name = "CP", value_parser = clap::value_parser!(i32).range(0..))]
+        floor: Option<i32>,
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
         threads: u16,
         /// Write here instead of stdout, with progress on stderr.
@@ -269,14 +273,18 @@ pub fn run() -> ExitCode {
             let options = play::Options { level, color, fen, load, time_control: tc, ascii, no_color, seed };
             play::run(options).map(|()| ExitCode::SUCCESS).map_err(Failure::from)
         }
-        Some(Command::Openings { count, seed, book, plies, nodes, window, threads, out }) => {
+        Some(Command::Openings { count, seed, book, plies, nodes, window, floor, threads, out }) => {
             let source = if book.is_some() { openings::Settings::FROM_BOOK } else { openings::Settings::FROM_START };
             let settings = openings::Settings {
                 plies: plies.unwrap_or(source.plies),
                 nodes: nodes.unwrap_or(source.nodes),
                 window: window.unwrap_or(source.window),
+                floor: floor.unwrap_or(source.floor),
             };
-            run_openings(count, seed, book.as_deref(), settings, threads.into(), out.as_deref())
+            settings
+                .check()
+                .map_err(Failure::Usage)
+                .and_then(|()| run_openings(count, seed, book.as_deref(), settings, threads.into(), out.as_deref()))
         }
         Some(Command::Analyse {
             file,

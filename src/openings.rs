@@ -1,6 +1,7 @@
-//! Balanced opening positions made by Sentinel itself: random legal plies from the start
-//! position (or from a line of a book), each kept only when a verification search scores it
-//! within a window and it is new. Matches (`tools/sprt.sh`), the level calibration and self-play
+//! Opening positions made by Sentinel itself: random legal plies from the start position (or
+//! from a line of a book), each kept only when a verification search scores it within a window
+//! (balanced sets) or a band away from zero (unbalanced sets, where one side stands better) and
+//! it is new. Matches (`tools/sprt.sh`), the level calibration and self-play
 //! (`datagen`) start from such a set, shipped as `tools/openings.epd` and made by `sentinel
 //! openings`; OpenBench asks for the same through UCI's `genfens` when it builds its books.
 //!
@@ -18,7 +19,7 @@ use std::path::Path;
 use std::sync::mpsc;
 
 /// What makes a position: how many random plies, and the verification search's nodes and
-/// window.
+/// the scores it may find.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
     /// Random plies played from the start position or from the book's line.
@@ -27,15 +28,31 @@ pub struct Settings {
     pub nodes: u64,
     /// The largest score (centipawns, either side) a kept position may have.
     pub window: i32,
+    /// The smallest: above zero, the set is unbalanced, one side better in each position by
+    /// `floor` to `window`. Engines that draw most balanced openings against each other play
+    /// fewer draws from these, so a match tells two of them apart in fewer games (why
+    /// Stockfish's and OpenBench's tests use "unbalanced human openings").
+    pub floor: i32,
 }
 
 impl Settings {
     /// From the start position: eight plies (four moves each) reach positions that openings
     /// books do not list, and 60 cp at 20,000 nodes keeps those that neither side has won.
-    pub const FROM_START: Settings = Settings { plies: 8, nodes: 20_000, window: 60 };
+    pub const FROM_START: Settings = Settings { plies: 8, nodes: 20_000, window: 60, floor: 0 };
     /// From a book's line: a book holds openings already, and two plies make them new ones
     /// without wandering far from what the book's author chose.
     pub const FROM_BOOK: Settings = Settings { plies: 2, ..Settings::FROM_START };
+
+    /// A band no score fits would only end after `MAX_TRIES` searches: refused at once.
+    pub fn check(&self) -> Result<(), String> {
+        if self.floor > self.window {
+            return Err(format!(
+                "the floor ({} cp) is above the window ({} cp): no position fits",
+                self.floor, self.window
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The verification search's hard limit, as a multiple of `Settings::nodes`: the iteration under
@@ -148,7 +165,8 @@ impl Generator {
         Generator { starts, settings, seed, evaluation, next: 0, failures: 0, seen: HashSet::new() }
     }
 
-    /// Candidate `index`: its position when that is playable, balanced and not kept already
+    /// Candidate `index`: its position when that is playable, scored within the settings' band
+    /// and not kept already
     /// (the search is spared for a repeat), from a cleared search.
     fn candidate(&self, searcher: &mut Searcher, index: u64) -> Option<Board> {
         let mut rng = rng_for(self.seed, index);
@@ -160,7 +178,11 @@ impl Generator {
         searcher.clear();
         let soft = self.settings.nodes;
         match search_nodes(searcher, &board, soft, soft.saturating_mul(HARD_NODES_FACTOR)) {
-            (Some(_), Some(Score::Centipawns(cp))) if cp.abs() <= self.settings.window => Some(board),
+            (Some(_), Some(Score::Centipawns(cp)))
+                if (self.settings.floor..=self.settings.window).contains(&cp.abs()) =>
+            {
+                Some(board)
+            }
             _ => None,
         }
     }
@@ -246,7 +268,8 @@ impl Generator {
 /// Why `generate` stopped short.
 #[derive(Debug, PartialEq)]
 pub enum GenError<E> {
-    /// `MAX_TRIES` candidates in a row gave no new balanced position, after `made` positions.
+    /// `MAX_TRIES` candidates in a row gave no new position in the window, after `made`
+    /// positions.
     Exhausted { made: u64 },
     /// The caller's `emit` failed.
     Emit(E),
@@ -257,7 +280,7 @@ impl<E: std::fmt::Display> std::fmt::Display for GenError<E> {
         match self {
             GenError::Exhausted { made } => write!(
                 f,
-                "no new balanced position in {MAX_TRIES} tries after {made}: widen the window, or use more plies or a larger book"
+                "no new position in the window in {MAX_TRIES} tries after {made}: widen it, or use more plies or a larger book"
             ),
             GenError::Emit(e) => write!(f, "{e}"),
         }
@@ -271,9 +294,9 @@ fn key(board: &Board) -> String {
 
 /// Parses OpenBench's `genfens N seed S book <None|FILE> [extra]` (the words after `genfens`):
 /// the count, the seed, the book's path, and the settings, changed by any of `plies P`, `nodes
-/// N`, `window CP` given as the extra.
+/// N`, `window CP`, `floor CP` given as the extra.
 pub fn parse_genfens(args: &str) -> Result<(u64, u64, Option<String>, Settings), String> {
-    let usage = "expected 'genfens N seed S book <None|FILE> [plies P] [nodes N] [window CP]'";
+    let usage = "expected 'genfens N seed S book <None|FILE> [plies P] [nodes N] [window CP] [floor CP]'";
     let words: Vec<&str> = args.split_whitespace().collect();
     let [count, "seed", seed, "book", book, extra @ ..] = words.as_slice() else {
         return Err(format!("{usage}, got 'genfens {}'", crate::quote::excerpt(args, crate::quote::QUOTE_LIMIT)));
@@ -298,9 +321,11 @@ pub fn parse_genfens(args: &str) -> Result<(u64, u64, Option<String>, Settings),
             "plies" => settings.plies = value.min(u32::MAX as u64) as u32,
             "nodes" if value > 0 => settings.nodes = value,
             "window" => settings.window = value.min(i32::MAX as u64) as i32,
+            "floor" => settings.floor = value.min(i32::MAX as u64) as i32,
             _ => return Err(format!("{usage}: unknown setting '{name} {value}'")),
         }
     }
+    settings.check()?;
     Ok((count, seed, book, settings))
 }
 
@@ -319,7 +344,7 @@ mod tests {
         fens
     }
 
-    const QUICK: Settings = Settings { plies: 6, nodes: 2000, window: 80 };
+    const QUICK: Settings = Settings { plies: 6, nodes: 2000, window: 80, floor: 0 };
 
     #[test]
     fn positions_are_new_balanced_and_the_same_for_a_seed_on_any_number_of_threads() {
@@ -341,6 +366,21 @@ mod tests {
         }
     }
 
+    /// With a floor, every position is won by one side or the other by floor to window.
+    #[test]
+    fn an_unbalanced_set_keeps_the_band_only() {
+        let settings = Settings { floor: 60, window: 200, ..QUICK };
+        let fens = make(None, settings, 3, 6, 2);
+        assert_eq!(fens.len(), 6);
+        let mut searcher = Searcher::new(HASH_MB);
+        for fen in &fens {
+            searcher.clear();
+            let board = Board::from_fen(fen).unwrap();
+            let (_, score) = search_nodes(&mut searcher, &board, QUICK.nodes, QUICK.nodes * HARD_NODES_FACTOR);
+            assert!(matches!(score, Some(Score::Centipawns(cp)) if (60..=200).contains(&cp.abs())), "{fen}: {score:?}");
+        }
+    }
+
     #[test]
     fn a_book_line_is_the_start_of_every_position() {
         let line = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
@@ -359,7 +399,7 @@ mod tests {
     fn a_window_nothing_fits_ends_with_an_error() {
         // A single book position and no random plies: one candidate position, then only repeats.
         let book = vec![Board::start_position()];
-        let settings = Settings { plies: 0, nodes: 200, window: 1000 };
+        let settings = Settings { plies: 0, nodes: 200, window: 1000, floor: 0 };
         let mut generator = Generator::new(Some(book), settings, 1, Evaluation::HandCrafted);
         let mut made = 0;
         let result = generator.generate(2, 1, |_| {
@@ -383,6 +423,8 @@ mod tests {
         let (count, seed, book, settings) = parse_genfens("3 seed 9 book Books/x.epd plies 4 window 30").unwrap();
         assert_eq!((count, seed, book.as_deref()), (3, 9, Some("Books/x.epd")));
         assert_eq!(settings, Settings { plies: 4, window: 30, ..Settings::FROM_BOOK });
+        let (_, _, _, settings) = parse_genfens("3 seed 9 book None window 150 floor 90").unwrap();
+        assert_eq!(settings, Settings { window: 150, floor: 90, ..Settings::FROM_START });
         for bad in [
             "",
             "10",
@@ -390,6 +432,7 @@ mod tests {
             "10 seed 1 book",
             "10 seed 1 book None plies",
             "1 seed 1 book None depth 3",
+            "1 seed 1 book None floor 61",
         ] {
             assert!(parse_genfens(bad).is_err(), "{bad}");
         }

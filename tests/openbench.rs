@@ -158,6 +158,11 @@ fn the_openings_command_writes_the_positions_genfens_gives() {
     let (code, _, err) = run(&["openings", "--book", "/nonexistent/book.epd"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("cannot read /nonexistent/book.epd"), "{err}");
+
+    // A band no score fits is refused at once, not after thousands of searches.
+    let (code, _, err) = run(&["openings", "--floor", "100", "--window", "50"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("the floor (100 cp) is above the window (50 cp)"), "{err}");
 }
 
 #[test]

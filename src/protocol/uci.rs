@@ -226,7 +226,7 @@ impl Uci<'_> {
 }
 
 impl Uci<'_> {
-    /// OpenBench's `genfens N seed S book <None|FILE> [extra]`: N balanced opening positions
+    /// OpenBench's `genfens N seed S book <None|FILE> [extra]`: N opening positions
     /// (see `openings`), each as `info string genfens <FEN>` as soon as it is found, verified
     /// with the engine's evaluation.
     fn genfens(&mut self, args: &str) {
