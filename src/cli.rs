@@ -97,7 +97,8 @@ enum Command {
     },
     /// Make opening positions: random plies from the start position (or from the lines of a
     /// book), each kept when a verification search scores it within a window (balanced, or with
-    /// --floor one side better) and it is new. One FEN a line; the same seed gives the same positions on any number of threads.
+    /// --floor one side better) and it is new. One FEN a line; the same seed gives the same
+    /// positions on any number of threads.
     Openings {
         /// How many positions.
         #[arg(long, default_value_t = 1000)]
@@ -281,10 +282,7 @@ pub fn run() -> ExitCode {
                 window: window.unwrap_or(source.window),
                 floor: floor.unwrap_or(source.floor),
             };
-            settings
-                .check()
-                .map_err(Failure::Usage)
-                .and_then(|()| run_openings(count, seed, book.as_deref(), settings, threads.into(), out.as_deref()))
+            run_openings(count, seed, book.as_deref(), settings, threads.into(), out.as_deref())
         }
         Some(Command::Analyse {
             file,
@@ -415,7 +413,7 @@ fn run_openings(
     out: Option<&str>,
 ) -> Result<ExitCode, Failure> {
     let book = book.map(|path| openings::read_book(path.as_ref())).transpose()?;
-    let mut generator = openings::Generator::new(book, settings, seed, eval::Evaluation::embedded());
+    let mut generator = openings::Generator::new(book, settings, seed, eval::Evaluation::embedded())?;
     let mut sink: Box<dyn Write> = match out {
         Some(path) => Box::new(std::fs::File::create(path).map_err(|e| format!("cannot create {path}: {e}"))?),
         None => Box::new(std::io::stdout().lock()),

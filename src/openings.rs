@@ -1,9 +1,9 @@
 //! Opening positions made by Sentinel itself: random legal plies from the start position (or
 //! from a line of a book), each kept only when a verification search scores it within a window
 //! (balanced sets) or a band away from zero (unbalanced sets, where one side stands better) and
-//! it is new. Matches (`tools/sprt.sh`), the level calibration and self-play
-//! (`datagen`) start from such a set, shipped as `tools/openings.epd` and made by `sentinel
-//! openings`; OpenBench asks for the same through UCI's `genfens` when it builds its books.
+//! it is new. Matches (`tools/sprt.sh`), the level calibration and self-play (`datagen`) start
+//! from a balanced set, shipped as `tools/openings.epd` and made by `sentinel openings`;
+//! OpenBench asks for the same through UCI's `genfens` when it builds its books.
 //!
 //! Candidate `i` depends only on the seed and `i` (its random plies, and a search from a
 //! cleared state with a node limit), and candidates are accepted in the order of `i`, so a seed
@@ -30,8 +30,9 @@ pub struct Settings {
     pub window: i32,
     /// The smallest: above zero, the set is unbalanced, one side better in each position by
     /// `floor` to `window`. Engines that draw most balanced openings against each other play
-    /// fewer draws from these, so a match tells two of them apart in fewer games (why
-    /// Stockfish's and OpenBench's tests use "unbalanced human openings").
+    /// fewer draws from these, which may tell two of them apart in fewer games (why Stockfish's
+    /// and OpenBench's tests use "unbalanced human openings"; at 20,000 nodes it did not, see
+    /// docs/log/testing.md).
     pub floor: i32,
 }
 
@@ -42,17 +43,6 @@ impl Settings {
     /// From a book's line: a book holds openings already, and two plies make them new ones
     /// without wandering far from what the book's author chose.
     pub const FROM_BOOK: Settings = Settings { plies: 2, ..Settings::FROM_START };
-
-    /// A band no score fits would only end after `MAX_TRIES` searches: refused at once.
-    pub fn check(&self) -> Result<(), String> {
-        if self.floor > self.window {
-            return Err(format!(
-                "the floor ({} cp) is above the window ({} cp): no position fits",
-                self.floor, self.window
-            ));
-        }
-        Ok(())
-    }
 }
 
 /// The verification search's hard limit, as a multiple of `Settings::nodes`: the iteration under
@@ -159,15 +149,26 @@ pub struct Generator {
 
 impl Generator {
     /// A generator from `book` (none: the start position) with these settings and seed,
-    /// verifying with `evaluation`.
-    pub fn new(book: Option<Vec<Board>>, settings: Settings, seed: u64, evaluation: Evaluation) -> Generator {
+    /// verifying with `evaluation`. Settings whose band no score fits are refused here, at
+    /// once, rather than after `MAX_TRIES` fruitless searches.
+    pub fn new(
+        book: Option<Vec<Board>>,
+        settings: Settings,
+        seed: u64,
+        evaluation: Evaluation,
+    ) -> Result<Generator, String> {
+        if settings.floor > settings.window {
+            return Err(format!(
+                "the floor ({} cp) is above the window ({} cp): no position fits",
+                settings.floor, settings.window
+            ));
+        }
         let starts = book.filter(|b| !b.is_empty()).unwrap_or_else(|| vec![Board::start_position()]);
-        Generator { starts, settings, seed, evaluation, next: 0, failures: 0, seen: HashSet::new() }
+        Ok(Generator { starts, settings, seed, evaluation, next: 0, failures: 0, seen: HashSet::new() })
     }
 
     /// Candidate `index`: its position when that is playable, scored within the settings' band
-    /// and not kept already
-    /// (the search is spared for a repeat), from a cleared search.
+    /// and not kept already (the search is spared for a repeat), from a cleared search.
     fn candidate(&self, searcher: &mut Searcher, index: u64) -> Option<Board> {
         let mut rng = rng_for(self.seed, index);
         let start = &self.starts[rng.random_range(0..self.starts.len())];
@@ -325,7 +326,6 @@ pub fn parse_genfens(args: &str) -> Result<(u64, u64, Option<String>, Settings),
             _ => return Err(format!("{usage}: unknown setting '{name} {value}'")),
         }
     }
-    settings.check()?;
     Ok((count, seed, book, settings))
 }
 
@@ -334,7 +334,7 @@ mod tests {
     use super::*;
 
     fn make(book: Option<Vec<Board>>, settings: Settings, seed: u64, count: u64, threads: usize) -> Vec<String> {
-        let mut generator = Generator::new(book, settings, seed, Evaluation::embedded());
+        let mut generator = Generator::new(book, settings, seed, Evaluation::embedded()).unwrap();
         let mut fens = Vec::new();
         let emit = |board: &Board| {
             fens.push(board.to_fen());
@@ -377,7 +377,8 @@ mod tests {
             searcher.clear();
             let board = Board::from_fen(fen).unwrap();
             let (_, score) = search_nodes(&mut searcher, &board, QUICK.nodes, QUICK.nodes * HARD_NODES_FACTOR);
-            assert!(matches!(score, Some(Score::Centipawns(cp)) if (60..=200).contains(&cp.abs())), "{fen}: {score:?}");
+            let band = settings.floor..=settings.window;
+            assert!(matches!(score, Some(Score::Centipawns(cp)) if band.contains(&cp.abs())), "{fen}: {score:?}");
         }
     }
 
@@ -400,7 +401,7 @@ mod tests {
         // A single book position and no random plies: one candidate position, then only repeats.
         let book = vec![Board::start_position()];
         let settings = Settings { plies: 0, nodes: 200, window: 1000, floor: 0 };
-        let mut generator = Generator::new(Some(book), settings, 1, Evaluation::HandCrafted);
+        let mut generator = Generator::new(Some(book), settings, 1, Evaluation::HandCrafted).unwrap();
         let mut made = 0;
         let result = generator.generate(2, 1, |_| {
             made += 1;
@@ -432,9 +433,10 @@ mod tests {
             "10 seed 1 book",
             "10 seed 1 book None plies",
             "1 seed 1 book None depth 3",
-            "1 seed 1 book None floor 61",
         ] {
             assert!(parse_genfens(bad).is_err(), "{bad}");
         }
+        let refused = Generator::new(None, Settings { floor: 61, ..Settings::FROM_START }, 1, Evaluation::HandCrafted);
+        assert_eq!(refused.err().as_deref(), Some("the floor (61 cp) is above the window (60 cp): no position fits"));
     }
 }

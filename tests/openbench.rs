@@ -141,6 +141,9 @@ fn genfens_from_a_book_starts_from_its_lines() {
     let (code, out, _) = run(&["genfens three seed 1 book None", "quit"]);
     assert_eq!(code, Some(2));
     assert!(out.contains("info string genfens: N must be a whole number"), "{out}");
+    let (code, out, _) = run(&["genfens 3 seed 1 book None window 50 floor 100", "quit"]);
+    assert_eq!(code, Some(2));
+    assert!(out.contains("info string genfens: the floor (100 cp) is above the window (50 cp)"), "{out}");
 }
 
 #[test]

@@ -238,7 +238,10 @@ impl Uci<'_> {
             Ok(book) => book,
             Err(message) => return self.error(format!("genfens: {message}")),
         };
-        let mut generator = crate::openings::Generator::new(book, settings, seed, self.engine.evaluation());
+        let mut generator = match crate::openings::Generator::new(book, settings, seed, self.engine.evaluation()) {
+            Ok(generator) => generator,
+            Err(message) => return self.error(format!("genfens: {message}")),
+        };
         let out = &mut *self.out;
         let result = generator.generate(count, 1, |board| {
             out.send(format!("info string genfens {}", board.to_fen()));
