@@ -130,6 +130,9 @@ struct StackEntry {
     piece_to: PieceTo,
     /// On a principal variation now or when the table last saw it.
     tt_pv: bool,
+    /// Double extensions on the line up to and including the move made from this ply: they
+    /// are capped per line, or a forcing line could deepen without end.
+    double_extensions: u32,
 }
 
 impl StackEntry {
@@ -141,6 +144,7 @@ impl StackEntry {
         current_move: Move::NONE,
         piece_to: PieceTo::NONE,
         tt_pv: false,
+        double_extensions: 0,
     };
 }
 
@@ -717,6 +721,7 @@ impl<'a> Worker<'a> {
         let mut captures_tried = [Move::NONE; 32];
         let mut capture_count = 0;
         let mut legal_moves_seen = 0;
+        let line_doubles = if ply > 0 { self.stack[ply - 1].double_extensions } else { 0 };
         while let Some(mv) = picker.next(&self.board, &self.state.history) {
             if root && !self.is_root_move(mv) {
                 continue;
@@ -775,7 +780,16 @@ impl<'a> Worker<'a> {
             let mut extension = 0;
             if mv == table_move && !root && excluded == Move::NONE && depth >= self.params.se_min_depth() {
                 match self.singularity(entry, depth, beta, ply, cut_node) {
-                    Singularity::Extend => extension = 1,
+                    Singularity::Extend { short_by } => {
+                        extension = if !pv_node
+                            && short_by > self.params.double_extension_margin()
+                            && line_doubles < self.params.double_extensions_max() as u32
+                        {
+                            2
+                        } else {
+                            1
+                        };
+                    }
                     Singularity::Plain => {}
                     Singularity::MultiCut(score) => return score,
                 }
@@ -783,6 +797,7 @@ impl<'a> Worker<'a> {
                     return DRAW;
                 }
             }
+            self.stack[ply].double_extensions = line_doubles + (extension == 2) as u32;
             let nodes_before = self.nodes;
             self.make_move(mv, ply);
             let new_depth = depth - 1 + extension;
@@ -856,8 +871,9 @@ impl<'a> Worker<'a> {
         }
         if excluded != Move::NONE {
             // A singular-extension search leaves the table alone. If the excluded move was
-            // the only legal one, nothing was searched, and the alternatives "fail low".
-            return best_score.max(alpha);
+            // the only legal one, nothing was searched, and the alternatives "fail low". The
+            // score fails soft: how far the alternatives fall short decides a double extension.
+            return if moves_searched == 0 { alpha } else { best_score };
         }
         // A tablebase loss bounds what the moves can score, however well they seemed to do.
         best_score = best_score.min(max_score);
@@ -942,7 +958,7 @@ impl<'a> Worker<'a> {
         let value = self.negamax(singular_beta - 1, singular_beta, (depth - 1) / 2, ply, cut_node);
         self.stack[ply].excluded = Move::NONE;
         if value < singular_beta {
-            Singularity::Extend
+            Singularity::Extend { short_by: singular_beta - value }
         } else if singular_beta >= beta {
             Singularity::MultiCut(singular_beta)
         } else {
@@ -1137,7 +1153,11 @@ fn time_share(forced: bool, stable_iterations: u32, score_drop: i32, effort: f64
 /// What the singularity search says of the table move: search it a ply deeper, search it as
 /// any other move, or cut the node with this score.
 enum Singularity {
-    Extend,
+    /// The other moves fall short of the singular beta, by this much at least (the singular
+    /// search fails soft).
+    Extend {
+        short_by: i32,
+    },
     Plain,
     MultiCut(i32),
 }

@@ -90,6 +90,12 @@ tunables! {
     se_tt_depth_margin = 3, 1..=5, 1;
     /// Singular extensions: the singular beta lies this much per ply below the table's score.
     se_beta_margin = 2, 1..=4, 1;
+    /// Singular extensions: off the principal variation, a table move the others fall this
+    /// far short of (below the singular beta) is extended two plies, at most
+    /// `double_extensions_max` times on a line.
+    double_extension_margin = 20, 0..=60, 5;
+    /// See `double_extension_margin`.
+    double_extensions_max = 8, 2..=16, 1;
     /// Shallow exchange pruning applies up to this depth.
     pruning_max_depth = 8, 4..=12, 1;
     /// Late move pruning: quiet moves tried before the rest are skipped, (this + depth²),
