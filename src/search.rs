@@ -624,7 +624,7 @@ impl<'a> Worker<'a> {
             (self.stack[ply].raw_eval, static_eval, static_eval)
         } else {
             let raw_eval = self.raw_eval(entry);
-            let static_eval = self.corrected(raw_eval);
+            let static_eval = self.corrected(raw_eval, ply);
             let eval = match (entry, tt_score) {
                 (Some(e), Some(score)) if score.abs() < TB_WIN_BOUND => sharpened(static_eval, e.bound, score),
                 _ => static_eval,
@@ -894,7 +894,15 @@ impl<'a> Worker<'a> {
             Bound::Exact => false,
         };
         if !in_check && !best_move.is_noisy() && !uninformative && best_score.abs() < TB_WIN_BOUND {
-            self.state.history.update_correction(&self.board, static_eval, best_score, depth, self.params);
+            let continuations = self.continuations(ply);
+            self.state.history.update_correction(
+                &self.board,
+                continuations,
+                static_eval,
+                best_score,
+                depth,
+                self.params,
+            );
         }
         self.store(best_move, best_score, raw_eval, depth, bound, ply, tt_pv);
         best_score
@@ -992,7 +1000,7 @@ impl<'a> Worker<'a> {
         let mut futility_base = -INFINITY;
         if !in_check {
             raw_eval = self.raw_eval(entry);
-            let static_eval = self.corrected(raw_eval);
+            let static_eval = self.corrected(raw_eval, ply);
             // Stand pat on the evaluation, or on the table's score where its bound says it is
             // the better guess.
             best_score = match entry {
@@ -1111,8 +1119,10 @@ impl<'a> Worker<'a> {
 
     /// `raw_eval` corrected by what searches of similar positions found, kept clear of the
     /// scores that mean won or lost.
-    fn corrected(&self, raw_eval: i32) -> i32 {
-        self.state.history.corrected(&self.board, raw_eval, self.params).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+    fn corrected(&self, raw_eval: i32, ply: usize) -> i32 {
+        let continuations = self.continuations(ply);
+        let corrected = self.state.history.corrected(&self.board, continuations, raw_eval, self.params);
+        corrected.clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
     /// The continuation keys of the moves one and two plies before `ply`'s.

@@ -142,6 +142,8 @@ tunables! {
     correction_pawn_weight = 2, 1..=4, 1;
     /// See `correction_pawn_weight`.
     correction_divisor = 34, 16..=64, 4;
+    /// Corrections: the weight of the entry keyed by the last two moves.
+    correction_continuation_weight = 1, 0..=4, 1;
     /// Time: moves the rest of the game is assumed to take when the clock does not say.
     expected_moves_left = 30, 15..=50, 2;
     /// Time: the percentage of each increment still to come that the plan counts on.
