@@ -130,6 +130,9 @@ struct StackEntry {
     piece_to: PieceTo,
     /// On a principal variation now or when the table last saw it.
     tt_pv: bool,
+    /// How many nodes at this ply have failed high since the node two plies up began its
+    /// moves: many mean the moves into this ply are being refuted one after another.
+    cutoffs: u32,
 }
 
 impl StackEntry {
@@ -141,6 +144,7 @@ impl StackEntry {
         current_move: Move::NONE,
         piece_to: PieceTo::NONE,
         tt_pv: false,
+        cutoffs: 0,
     };
 }
 
@@ -717,6 +721,9 @@ impl<'a> Worker<'a> {
         let mut captures_tried = [Move::NONE; 32];
         let mut capture_count = 0;
         let mut legal_moves_seen = 0;
+        if let Some(grandchildren) = self.stack.get_mut(ply + 2) {
+            grandchildren.cutoffs = 0;
+        }
         while let Some(mv) = picker.next(&self.board, &self.state.history) {
             if root && !self.is_root_move(mv) {
                 continue;
@@ -800,6 +807,7 @@ impl<'a> Worker<'a> {
                     reduction -= self.board.in_check() as i32;
                     reduction -= history / self.params.lmr_history_divisor();
                     reduction += !improving as i32;
+                    reduction += (self.stack[ply + 1].cutoffs > self.params.lmr_cutoffs() as u32) as i32;
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
                 // Later moves are expected to be worse: prove it with a null window, and search
@@ -830,6 +838,7 @@ impl<'a> Worker<'a> {
                     best_move = mv;
                     self.pv.update(ply, mv);
                     if alpha >= beta {
+                        self.stack[ply].cutoffs += 1;
                         let tried = (&quiets_tried[..quiet_count], &captures_tried[..capture_count]);
                         self.state.history.reward(&self.board, mv, tried, continuations, depth, self.params);
                         if quiet {
