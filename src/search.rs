@@ -133,6 +133,9 @@ struct StackEntry {
     /// Double extensions on the line up to and including the move made from this ply: they
     /// are capped per line, or a forcing line could deepen without end.
     double_extensions: u32,
+    /// How many nodes at this ply have failed high since the node two plies up began its
+    /// moves: many mean the moves into this ply are being refuted one after another.
+    cutoffs: u32,
 }
 
 impl StackEntry {
@@ -145,6 +148,7 @@ impl StackEntry {
         piece_to: PieceTo::NONE,
         tt_pv: false,
         double_extensions: 0,
+        cutoffs: 0,
     };
 }
 
@@ -722,6 +726,9 @@ impl<'a> Worker<'a> {
         let mut capture_count = 0;
         let mut legal_moves_seen = 0;
         let line_doubles = if ply > 0 { self.stack[ply - 1].double_extensions } else { 0 };
+        if let Some(grandchildren) = self.stack.get_mut(ply + 2) {
+            grandchildren.cutoffs = 0;
+        }
         while let Some(mv) = picker.next(&self.board, &self.state.history) {
             if root && !self.is_root_move(mv) {
                 continue;
@@ -815,6 +822,7 @@ impl<'a> Worker<'a> {
                     reduction -= self.board.in_check() as i32;
                     reduction -= history / self.params.lmr_history_divisor();
                     reduction += !improving as i32;
+                    reduction += (self.stack[ply + 1].cutoffs > self.params.lmr_cutoffs() as u32) as i32;
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
                 // Later moves are expected to be worse: prove it with a null window, and search
@@ -845,6 +853,7 @@ impl<'a> Worker<'a> {
                     best_move = mv;
                     self.pv.update(ply, mv);
                     if alpha >= beta {
+                        self.stack[ply].cutoffs += 1;
                         let tried = (&quiets_tried[..quiet_count], &captures_tried[..capture_count]);
                         self.state.history.reward(&self.board, mv, tried, continuations, depth, self.params);
                         if quiet {

@@ -125,6 +125,9 @@ tunables! {
     lmr_divisor = 213, 150..=350, 10;
     /// The history lowers a reduction by one ply per this much.
     lmr_history_divisor = 24333, 8000..=40000, 1500;
+    /// A ply more reduction once more than this many of the replies to this node's siblings
+    /// have failed high: the opponent keeps finding refutations here.
+    lmr_cutoffs = 3, 1..=8, 1;
     /// The reward for a refuting move: this per ply of depth, less `history_bonus_offset`,
     /// at most `history_bonus_max`.
     history_bonus_per_depth = 187, 80..=300, 15;
