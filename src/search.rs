@@ -130,6 +130,8 @@ struct StackEntry {
     piece_to: PieceTo,
     /// On a principal variation now or when the table last saw it.
     tt_pv: bool,
+    /// The late-move reduction of the move being searched from this ply (0 when none).
+    reduction: i32,
 }
 
 impl StackEntry {
@@ -141,6 +143,7 @@ impl StackEntry {
         current_move: Move::NONE,
         piece_to: PieceTo::NONE,
         tt_pv: false,
+        reduction: 0,
     };
 }
 
@@ -636,6 +639,22 @@ impl<'a> Worker<'a> {
         if ply + 2 <= MAX_PLY {
             self.stack[ply + 2].killers = [Move::NONE; 2];
         }
+        // Hindsight: the move into this node was reduced on a guess that it was poor. The
+        // evaluations either side of it check the guess: a move that did the mover good is
+        // searched a ply deeper, one that clearly cost it a ply shallower (off the principal
+        // variation, where a wrong guess costs the most).
+        if ply > 0 && !in_check && excluded == Move::NONE {
+            let (reduction, before) = (self.stack[ply - 1].reduction, self.stack[ply - 1].static_eval);
+            if before != NO_EVAL {
+                // The mover's gain by the evaluations: its score before, ours after, negated.
+                let cost = static_eval + before;
+                if reduction >= self.params.hindsight_min_reduction() && cost < 0 {
+                    depth += 1;
+                } else if !tt_pv && reduction >= 1 && depth >= 2 && cost > self.params.hindsight_margin() {
+                    depth -= 1;
+                }
+            }
+        }
 
         if !pv_node && !in_check && excluded == Move::NONE {
             // Reverse futility pruning: far enough above beta that a shallow search will not
@@ -804,7 +823,9 @@ impl<'a> Worker<'a> {
                 }
                 // Later moves are expected to be worse: prove it with a null window, and search
                 // with the full window only if that fails.
+                self.stack[ply].reduction = reduction;
                 let mut score = -self.negamax(-alpha - 1, -alpha, new_depth - reduction, ply + 1, true);
+                self.stack[ply].reduction = 0;
                 if score > alpha && reduction > 0 {
                     score = -self.negamax(-alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
                 }
