@@ -136,6 +136,8 @@ struct StackEntry {
     /// How many nodes at this ply have failed high since the node two plies up began its
     /// moves: many mean the moves into this ply are being refuted one after another.
     cutoffs: u32,
+    /// The late-move reduction of the move being searched from this ply (0 when none).
+    reduction: i32,
 }
 
 impl StackEntry {
@@ -149,6 +151,7 @@ impl StackEntry {
         tt_pv: false,
         double_extensions: 0,
         cutoffs: 0,
+        reduction: 0,
     };
 }
 
@@ -644,6 +647,22 @@ impl<'a> Worker<'a> {
         if ply + 2 <= MAX_PLY {
             self.stack[ply + 2].killers = [Move::NONE; 2];
         }
+        // Hindsight: the move into this node was reduced on a guess that it was poor. The
+        // evaluations either side of it check the guess: a move that did the mover good is
+        // searched a ply deeper, one that clearly cost it a ply shallower (off the principal
+        // variation, where a wrong guess costs the most).
+        if ply > 0 && !in_check && excluded == Move::NONE {
+            let (reduction, before) = (self.stack[ply - 1].reduction, self.stack[ply - 1].static_eval);
+            if before != NO_EVAL {
+                // The mover's gain by the evaluations: its score before, ours after, negated.
+                let cost = static_eval + before;
+                if reduction >= self.params.hindsight_min_reduction() && cost < 0 {
+                    depth += 1;
+                } else if !tt_pv && reduction >= 1 && depth >= 2 && cost > self.params.hindsight_margin() {
+                    depth -= 1;
+                }
+            }
+        }
 
         if !pv_node && !in_check && excluded == Move::NONE {
             // Reverse futility pruning: far enough above beta that a shallow search will not
@@ -827,7 +846,9 @@ impl<'a> Worker<'a> {
                 }
                 // Later moves are expected to be worse: prove it with a null window, and search
                 // with the full window only if that fails.
+                self.stack[ply].reduction = reduction;
                 let mut score = -self.negamax(-alpha - 1, -alpha, new_depth - reduction, ply + 1, true);
+                self.stack[ply].reduction = 0;
                 if score > alpha && reduction > 0 {
                     score = -self.negamax(-alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
                 }

@@ -128,6 +128,12 @@ tunables! {
     /// A ply more reduction once more than this many of the replies to this node's siblings
     /// have failed high: the opponent keeps finding refutations here.
     lmr_cutoffs = 3, 1..=8, 1;
+    /// Hindsight: a node whose move in was reduced this many plies or more is searched a ply
+    /// deeper when the evaluations either side of that move say it did the mover good.
+    hindsight_min_reduction = 3, 1..=5, 1;
+    /// Hindsight: a node whose move in was reduced is searched a ply shallower when the
+    /// evaluations either side of it say it cost the mover more than this.
+    hindsight_margin = 60, 20..=150, 10;
     /// The reward for a refuting move: this per ply of depth, less `history_bonus_offset`,
     /// at most `history_bonus_max`.
     history_bonus_per_depth = 187, 80..=300, 15;
