@@ -562,6 +562,14 @@ impl<'a> Worker<'a> {
             if self.board.is_draw_in_search(ply, in_check) {
                 return DRAW;
             }
+            // A move back to a position of the line is at least a draw for the side to move:
+            // below that, alpha is raised to it before any move is searched.
+            if alpha < DRAW && self.board.has_upcoming_repetition(ply) {
+                alpha = DRAW;
+                if alpha >= beta {
+                    return alpha;
+                }
+            }
             if ply >= MAX_PLY {
                 return if in_check { DRAW } else { self.evaluate() };
             }
