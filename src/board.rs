@@ -3,6 +3,7 @@
 
 mod attacks;
 mod castling;
+mod cuckoo;
 mod fen;
 mod makemove;
 mod moves;

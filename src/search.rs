@@ -130,6 +130,14 @@ struct StackEntry {
     piece_to: PieceTo,
     /// On a principal variation now or when the table last saw it.
     tt_pv: bool,
+    /// Double extensions on the line up to and including the move made from this ply: they
+    /// are capped per line, or a forcing line could deepen without end.
+    double_extensions: u32,
+    /// How many nodes at this ply have failed high since the node two plies up began its
+    /// moves: many mean the moves into this ply are being refuted one after another.
+    cutoffs: u32,
+    /// The late-move reduction of the move being searched from this ply (0 when none).
+    reduction: i32,
 }
 
 impl StackEntry {
@@ -141,6 +149,9 @@ impl StackEntry {
         current_move: Move::NONE,
         piece_to: PieceTo::NONE,
         tt_pv: false,
+        double_extensions: 0,
+        cutoffs: 0,
+        reduction: 0,
     };
 }
 
@@ -551,6 +562,14 @@ impl<'a> Worker<'a> {
             if self.board.is_draw_in_search(ply, in_check) {
                 return DRAW;
             }
+            // A move back to a position of the line is at least a draw for the side to move:
+            // below that, alpha is raised to it before any move is searched.
+            if alpha < DRAW && self.board.has_upcoming_repetition(ply) {
+                alpha = DRAW;
+                if alpha >= beta {
+                    return alpha;
+                }
+            }
             if ply >= MAX_PLY {
                 return if in_check { DRAW } else { self.evaluate() };
             }
@@ -620,7 +639,7 @@ impl<'a> Worker<'a> {
             (self.stack[ply].raw_eval, static_eval, static_eval)
         } else {
             let raw_eval = self.raw_eval(entry);
-            let static_eval = self.corrected(raw_eval);
+            let static_eval = self.corrected(raw_eval, ply);
             let eval = match (entry, tt_score) {
                 (Some(e), Some(score)) if score.abs() < TB_WIN_BOUND => sharpened(static_eval, e.bound, score),
                 _ => static_eval,
@@ -635,6 +654,22 @@ impl<'a> Worker<'a> {
         let improving = !in_check && earlier.find(|&e| e != NO_EVAL).is_none_or(|e| static_eval > e);
         if ply + 2 <= MAX_PLY {
             self.stack[ply + 2].killers = [Move::NONE; 2];
+        }
+        // Hindsight: the move into this node was reduced on a guess that it was poor. The
+        // evaluations either side of it check the guess: a move that did the mover good is
+        // searched a ply deeper, one that clearly cost it a ply shallower (off the principal
+        // variation, where a wrong guess costs the most).
+        if ply > 0 && !in_check && excluded == Move::NONE {
+            let (reduction, before) = (self.stack[ply - 1].reduction, self.stack[ply - 1].static_eval);
+            if before != NO_EVAL {
+                // The mover's gain by the evaluations: its score before, ours after, negated.
+                let cost = static_eval + before;
+                if reduction >= self.params.hindsight_min_reduction() && cost < 0 {
+                    depth += 1;
+                } else if !tt_pv && reduction >= 1 && depth >= 2 && cost > self.params.hindsight_margin() {
+                    depth -= 1;
+                }
+            }
         }
 
         if !pv_node && !in_check && excluded == Move::NONE {
@@ -717,6 +752,10 @@ impl<'a> Worker<'a> {
         let mut captures_tried = [Move::NONE; 32];
         let mut capture_count = 0;
         let mut legal_moves_seen = 0;
+        let line_doubles = if ply > 0 { self.stack[ply - 1].double_extensions } else { 0 };
+        if let Some(grandchildren) = self.stack.get_mut(ply + 2) {
+            grandchildren.cutoffs = 0;
+        }
         while let Some(mv) = picker.next(&self.board, &self.state.history) {
             if root && !self.is_root_move(mv) {
                 continue;
@@ -775,7 +814,16 @@ impl<'a> Worker<'a> {
             let mut extension = 0;
             if mv == table_move && !root && excluded == Move::NONE && depth >= self.params.se_min_depth() {
                 match self.singularity(entry, depth, beta, ply, cut_node) {
-                    Singularity::Extend => extension = 1,
+                    Singularity::Extend { short_by } => {
+                        extension = if !pv_node
+                            && short_by > self.params.double_extension_margin()
+                            && line_doubles < self.params.double_extensions_max() as u32
+                        {
+                            2
+                        } else {
+                            1
+                        };
+                    }
                     Singularity::Plain => {}
                     Singularity::MultiCut(score) => return score,
                 }
@@ -783,6 +831,7 @@ impl<'a> Worker<'a> {
                     return DRAW;
                 }
             }
+            self.stack[ply].double_extensions = line_doubles + (extension == 2) as u32;
             let nodes_before = self.nodes;
             self.make_move(mv, ply);
             let new_depth = depth - 1 + extension;
@@ -800,11 +849,14 @@ impl<'a> Worker<'a> {
                     reduction -= self.board.in_check() as i32;
                     reduction -= history / self.params.lmr_history_divisor();
                     reduction += !improving as i32;
+                    reduction += (self.stack[ply + 1].cutoffs > self.params.lmr_cutoffs() as u32) as i32;
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
                 // Later moves are expected to be worse: prove it with a null window, and search
                 // with the full window only if that fails.
+                self.stack[ply].reduction = reduction;
                 let mut score = -self.negamax(-alpha - 1, -alpha, new_depth - reduction, ply + 1, true);
+                self.stack[ply].reduction = 0;
                 if score > alpha && reduction > 0 {
                     score = -self.negamax(-alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
                 }
@@ -830,6 +882,7 @@ impl<'a> Worker<'a> {
                     best_move = mv;
                     self.pv.update(ply, mv);
                     if alpha >= beta {
+                        self.stack[ply].cutoffs += 1;
                         let tried = (&quiets_tried[..quiet_count], &captures_tried[..capture_count]);
                         self.state.history.reward(&self.board, mv, tried, continuations, depth, self.params);
                         if quiet {
@@ -856,8 +909,9 @@ impl<'a> Worker<'a> {
         }
         if excluded != Move::NONE {
             // A singular-extension search leaves the table alone. If the excluded move was
-            // the only legal one, nothing was searched, and the alternatives "fail low".
-            return best_score.max(alpha);
+            // the only legal one, nothing was searched, and the alternatives "fail low". The
+            // score fails soft: how far the alternatives fall short decides a double extension.
+            return if moves_searched == 0 { alpha } else { best_score };
         }
         // A tablebase loss bounds what the moves can score, however well they seemed to do.
         best_score = best_score.min(max_score);
@@ -878,7 +932,15 @@ impl<'a> Worker<'a> {
             Bound::Exact => false,
         };
         if !in_check && !best_move.is_noisy() && !uninformative && best_score.abs() < TB_WIN_BOUND {
-            self.state.history.update_correction(&self.board, static_eval, best_score, depth, self.params);
+            let continuations = self.continuations(ply);
+            self.state.history.update_correction(
+                &self.board,
+                continuations,
+                static_eval,
+                best_score,
+                depth,
+                self.params,
+            );
         }
         self.store(best_move, best_score, raw_eval, depth, bound, ply, tt_pv);
         best_score
@@ -942,7 +1004,7 @@ impl<'a> Worker<'a> {
         let value = self.negamax(singular_beta - 1, singular_beta, (depth - 1) / 2, ply, cut_node);
         self.stack[ply].excluded = Move::NONE;
         if value < singular_beta {
-            Singularity::Extend
+            Singularity::Extend { short_by: singular_beta - value }
         } else if singular_beta >= beta {
             Singularity::MultiCut(singular_beta)
         } else {
@@ -976,7 +1038,7 @@ impl<'a> Worker<'a> {
         let mut futility_base = -INFINITY;
         if !in_check {
             raw_eval = self.raw_eval(entry);
-            let static_eval = self.corrected(raw_eval);
+            let static_eval = self.corrected(raw_eval, ply);
             // Stand pat on the evaluation, or on the table's score where its bound says it is
             // the better guess.
             best_score = match entry {
@@ -1095,8 +1157,10 @@ impl<'a> Worker<'a> {
 
     /// `raw_eval` corrected by what searches of similar positions found, kept clear of the
     /// scores that mean won or lost.
-    fn corrected(&self, raw_eval: i32) -> i32 {
-        self.state.history.corrected(&self.board, raw_eval, self.params).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+    fn corrected(&self, raw_eval: i32, ply: usize) -> i32 {
+        let continuations = self.continuations(ply);
+        let corrected = self.state.history.corrected(&self.board, continuations, raw_eval, self.params);
+        corrected.clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
     /// The continuation keys of the moves one and two plies before `ply`'s.
@@ -1137,7 +1201,11 @@ fn time_share(forced: bool, stable_iterations: u32, score_drop: i32, effort: f64
 /// What the singularity search says of the table move: search it a ply deeper, search it as
 /// any other move, or cut the node with this score.
 enum Singularity {
-    Extend,
+    /// The other moves fall short of the singular beta, by this much at least (the singular
+    /// search fails soft).
+    Extend {
+        short_by: i32,
+    },
     Plain,
     MultiCut(i32),
 }

@@ -47,6 +47,8 @@ pub struct PieceTo(u16);
 
 impl PieceTo {
     pub const NONE: PieceTo = PieceTo(0);
+    /// How many keys there are.
+    pub const COUNT: usize = Piece::COUNT * 64;
 
     /// `mv`, about to be played on `board`.
     pub fn of(board: &Board, mv: Move) -> PieceTo {
@@ -90,6 +92,9 @@ pub struct History {
     pawn_correction: Box<CorrectionTable>,
     /// By the side to move, then the colour whose non-pawn pieces the key describes.
     non_pawn_correction: Box<[CorrectionTable; 2]>,
+    /// By the continuation keys of the moves two plies and one ply back (the pieces carry
+    /// their colour, so the side to move is implied).
+    continuation_correction: Box<[[i16; PieceTo::COUNT]]>,
 }
 
 impl History {
@@ -101,6 +106,7 @@ impl History {
             captures: Box::new([[[0; 8]; 64]; Piece::COUNT]),
             pawn_correction: Box::new([[0; CORRECTION_SIZE]; 2]),
             non_pawn_correction: Box::new([[[0; CORRECTION_SIZE]; 2]; 2]),
+            continuation_correction: vec![[0; PieceTo::COUNT]; PieceTo::COUNT].into_boxed_slice(),
         }
     }
 
@@ -112,6 +118,7 @@ impl History {
         self.captures.iter_mut().flatten().for_each(|row| row.fill(0));
         self.pawn_correction.iter_mut().for_each(|row| row.fill(0));
         self.non_pawn_correction.iter_mut().flatten().for_each(|row| row.fill(0));
+        self.continuation_correction.iter_mut().for_each(|row| row.fill(0));
     }
 
     /// How promising quiet move `mv` is in `board`, given the moves before it: its butterfly
@@ -188,21 +195,34 @@ impl History {
         gravity(&mut self.captures[piece][to][victim(board, mv)], bonus, MAX_HISTORY);
     }
 
-    /// What the tables say the static evaluation `eval` of `board` misses, added to it.
+    /// What the tables say the static evaluation `eval` of `board`, reached by the moves
+    /// `continuations`, misses, added to it.
     #[inline]
-    pub fn corrected(&self, board: &Board, eval: i32, params: &Params) -> i32 {
+    pub fn corrected(&self, board: &Board, continuations: Continuations, eval: i32, params: &Params) -> i32 {
         let stm = board.side_to_move().index();
         let pawns = self.pawn_correction[stm][correction_slot(board.pawn_key())] as i32;
         let pieces: i32 = Color::BOTH
             .iter()
             .map(|&c| self.non_pawn_correction[stm][c.index()][correction_slot(board.non_pawn_key(c))] as i32)
             .sum();
-        eval + (params.correction_pawn_weight() * pawns + pieces) / params.correction_divisor()
+        let [one, two] = continuations.0;
+        let moves = self.continuation_correction[two.0 as usize][one.0 as usize] as i32;
+        let weighted =
+            params.correction_pawn_weight() * pawns + pieces + params.correction_continuation_weight() * moves;
+        eval + weighted / params.correction_divisor()
     }
 
     /// A search of `depth` found `score` where the uncorrected static evaluation said `eval`:
     /// move the corrections of positions like `board` towards the difference.
-    pub fn update_correction(&mut self, board: &Board, eval: i32, score: i32, depth: i32, params: &Params) {
+    pub fn update_correction(
+        &mut self,
+        board: &Board,
+        continuations: Continuations,
+        eval: i32,
+        score: i32,
+        depth: i32,
+        params: &Params,
+    ) {
         let stm = board.side_to_move().index();
         let bonus = (score - eval) * depth / params.correction_depth_divisor();
         let bonus = bonus.clamp(-MAX_CORRECTION / 4, MAX_CORRECTION / 4);
@@ -214,6 +234,8 @@ impl History {
                 MAX_CORRECTION,
             );
         }
+        let [one, two] = continuations.0;
+        gravity(&mut self.continuation_correction[two.0 as usize][one.0 as usize], bonus, MAX_CORRECTION);
     }
 }
 
@@ -295,19 +317,27 @@ mod tests {
         let other = Board::from_fen("8/5k2/8/8/8/8/3K4/8 w - - 0 1").unwrap();
         let params = Params::default();
         let mut history = History::new();
-        assert_eq!(history.corrected(&board, 10, &params), 10);
-        history.update_correction(&board, 10, 60, 8, &params);
-        let once = history.corrected(&board, 10, &params);
+        let moves = Continuations([PieceTo(5), PieceTo(77)]);
+        let none = Continuations([PieceTo::NONE; 2]);
+        assert_eq!(history.corrected(&board, moves, 10, &params), 10);
+        history.update_correction(&board, moves, 10, 60, 8, &params);
+        let once = history.corrected(&board, moves, 10, &params);
         assert!(once > 10, "{once}");
         for _ in 0..1000 {
-            history.update_correction(&board, 10, 300, 20, &params);
+            history.update_correction(&board, moves, 10, 300, 20, &params);
         }
-        let most = (params.correction_pawn_weight() + 2) * MAX_CORRECTION / params.correction_divisor();
-        assert_eq!(history.corrected(&board, 10, &params), 10 + most);
-        assert_eq!(history.corrected(&other, 10, &params), 10);
+        let weights = params.correction_pawn_weight() + 2 + params.correction_continuation_weight();
+        assert_eq!(
+            history.corrected(&board, moves, 10, &params),
+            10 + weights * MAX_CORRECTION / params.correction_divisor()
+        );
+        assert_eq!(history.corrected(&other, none, 10, &params), 10);
+        // The same moves into another position: only the moves' entry applies.
+        let moves_alone = params.correction_continuation_weight() * MAX_CORRECTION / params.correction_divisor();
+        assert_eq!(history.corrected(&other, moves, 10, &params), 10 + moves_alone);
         for _ in 0..1000 {
-            history.update_correction(&board, 10, -40, 8, &params);
+            history.update_correction(&board, moves, 10, -40, 8, &params);
         }
-        assert!(history.corrected(&board, 10, &params) < 10);
+        assert!(history.corrected(&board, moves, 10, &params) < 10);
     }
 }
