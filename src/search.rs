@@ -629,6 +629,7 @@ impl<'a> Worker<'a> {
         }
 
         let table_move = entry.map_or(Move::NONE, |e| e.mv);
+        let continuations = self.continuations(ply);
         // Three evaluations: the raw one (what the table keeps), the static one (corrected by
         // what searches of similar positions found), and `eval`, the static one sharpened by
         // the table's score where its bound says that score is closer to the truth.
@@ -639,7 +640,7 @@ impl<'a> Worker<'a> {
             (self.stack[ply].raw_eval, static_eval, static_eval)
         } else {
             let raw_eval = self.raw_eval(entry);
-            let static_eval = self.corrected(raw_eval, ply);
+            let static_eval = self.corrected(raw_eval, continuations);
             let eval = match (entry, tt_score) {
                 (Some(e), Some(score)) if score.abs() < TB_WIN_BOUND => sharpened(static_eval, e.bound, score),
                 _ => static_eval,
@@ -735,7 +736,6 @@ impl<'a> Worker<'a> {
             depth -= 1;
         }
 
-        let continuations = self.continuations(ply);
         let mut picker = MovePicker::new(
             &self.board,
             table_move,
@@ -932,7 +932,6 @@ impl<'a> Worker<'a> {
             Bound::Exact => false,
         };
         if !in_check && !best_move.is_noisy() && !uninformative && best_score.abs() < TB_WIN_BOUND {
-            let continuations = self.continuations(ply);
             self.state.history.update_correction(
                 &self.board,
                 continuations,
@@ -1038,7 +1037,7 @@ impl<'a> Worker<'a> {
         let mut futility_base = -INFINITY;
         if !in_check {
             raw_eval = self.raw_eval(entry);
-            let static_eval = self.corrected(raw_eval, ply);
+            let static_eval = self.corrected(raw_eval, self.continuations(ply));
             // Stand pat on the evaluation, or on the table's score where its bound says it is
             // the better guess.
             best_score = match entry {
@@ -1155,10 +1154,9 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// `raw_eval` corrected by what searches of similar positions found, kept clear of the
-    /// scores that mean won or lost.
-    fn corrected(&self, raw_eval: i32, ply: usize) -> i32 {
-        let continuations = self.continuations(ply);
+    /// `raw_eval`, reached by the moves `continuations`, corrected by what searches of similar
+    /// positions found, kept clear of the scores that mean won or lost.
+    fn corrected(&self, raw_eval: i32, continuations: Continuations) -> i32 {
         let corrected = self.state.history.corrected(&self.board, continuations, raw_eval, self.params);
         corrected.clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
