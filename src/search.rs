@@ -1106,6 +1106,9 @@ impl<'a> Worker<'a> {
         self.stack[ply].piece_to = PieceTo::of(&self.board, mv);
         self.state.evaluator.push(&self.board, mv);
         self.board.make_move(mv);
+        // Here, where the child's keys are first known: the child corrects its evaluation
+        // soon after its table probe, and the fetch overlaps the work between.
+        self.state.history.prefetch_correction(&self.board, self.continuations(ply + 1));
     }
 
     #[inline(always)]
@@ -1119,6 +1122,7 @@ impl<'a> Worker<'a> {
         self.stack[ply].piece_to = PieceTo::NONE;
         self.board.make_null_move();
         self.tt.prefetch(self.board.key());
+        self.state.history.prefetch_correction(&self.board, self.continuations(ply + 1));
         self.state.evaluator.push_null();
     }
 
