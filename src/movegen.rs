@@ -12,6 +12,7 @@
 use crate::board::{
     self, Board, Color, Move, Piece, PieceKind, Square, SquareSet, dir, flag, is_knight_jump, right_index,
 };
+use std::mem::MaybeUninit;
 
 /// Which moves to generate: captures and queen promotions ("noisy", for quiescence search
 /// and the first stages of move ordering), the rest ("quiet"), or both.
@@ -24,15 +25,22 @@ pub mod kind {
 /// More than the 218 legal moves of the richest known position.
 pub const MAX_MOVES: usize = 256;
 
-pub struct MoveList {
-    moves: [Move; MAX_MOVES],
+/// A list of at most `N` values, kept in place. Making one leaves its slots as they are: only
+/// those below `len`, each written by `push`, are ever read. The search makes three lists at
+/// a node (2 KB), and most nodes fill few slots or none, so clearing them all first was work
+/// thrown away: 1.5 % of a game's search time.
+pub struct ArrayList<T: Copy, const N: usize> {
+    items: [MaybeUninit<T>; N],
     len: usize,
 }
 
-impl MoveList {
+/// The moves of a position, in the order the generator found them.
+pub type MoveList = ArrayList<Move, MAX_MOVES>;
+
+impl<T: Copy, const N: usize> ArrayList<T, N> {
     #[inline]
-    pub fn new() -> MoveList {
-        MoveList { moves: [Move::NONE; MAX_MOVES], len: 0 }
+    pub fn new() -> ArrayList<T, N> {
+        ArrayList { items: [const { MaybeUninit::uninit() }; N], len: 0 }
     }
 
     #[inline]
@@ -46,22 +54,32 @@ impl MoveList {
     }
 
     #[inline]
-    pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: `push` wrote every slot below `len` (`clear` only lowers it), and a
+        // `MaybeUninit<T>` has the layout of a `T`.
+        unsafe { std::slice::from_raw_parts(self.items.as_ptr().cast::<T>(), self.len) }
     }
 
     #[inline]
-    pub fn as_mut_slice(&mut self) -> &mut [Move] {
-        &mut self.moves[..self.len]
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as for `as_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.items.as_mut_ptr().cast::<T>(), self.len) }
     }
 
-    /// Empties the list, for the generator to fill it again.
+    /// Panics when the list is full.
+    #[inline]
+    pub fn push(&mut self, value: T) {
+        self.items[self.len] = MaybeUninit::new(value);
+        self.len += 1;
+    }
+
+    /// Empties the list, for it to be filled again.
     #[inline]
     pub fn clear(&mut self) {
         self.len = 0;
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = Move> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         self.as_slice().iter().copied()
     }
 }
@@ -85,8 +103,7 @@ pub trait MoveSink {
 impl MoveSink for MoveList {
     #[inline]
     fn push(&mut self, mv: Move) {
-        self.moves[self.len] = mv;
-        self.len += 1;
+        ArrayList::push(self, mv);
     }
 }
 
@@ -105,9 +122,9 @@ impl MoveSink for MoveCounter {
     }
 }
 
-impl Default for MoveList {
+impl<T: Copy, const N: usize> Default for ArrayList<T, N> {
     fn default() -> Self {
-        MoveList::new()
+        ArrayList::new()
     }
 }
 

@@ -8,7 +8,7 @@ use super::history::{Continuations, History, PieceTo};
 use super::params::Params;
 use super::see::see_ge;
 use crate::board::{Board, Move, PieceKind};
-use crate::movegen::{MAX_MOVES, MoveList, generate, is_legal, kind};
+use crate::movegen::{ArrayList, MAX_MOVES, MoveList, generate, is_legal, kind};
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Stage {
@@ -39,13 +39,12 @@ pub struct MovePicker {
     all_moves: bool,
     /// The stage's moves, generated in place (the table move then taken out).
     moves: MoveList,
-    /// Each move's ordering score and its index in `moves`, in one word (see `sort_key`).
-    keys: [i32; MAX_MOVES],
-    len: usize,
+    /// Each move's ordering score and its index in `moves`, in one word (see `sort_key`): one
+    /// for each of the stage's moves, which are the first of `moves`.
+    keys: ArrayList<i32, MAX_MOVES>,
     next: usize,
     /// Captures put off for losing material, kept in the order they were picked.
-    bad_noisy: [Move; MAX_MOVES],
-    bad_len: usize,
+    bad_noisy: MoveList,
     bad_next: usize,
 }
 
@@ -87,11 +86,9 @@ impl MovePicker {
             capture_history_divisor: params.capture_history_divisor(),
             all_moves,
             moves: MoveList::new(),
-            keys: [0; MAX_MOVES],
-            len: 0,
+            keys: ArrayList::new(),
             next: 0,
-            bad_noisy: [Move::NONE; MAX_MOVES],
-            bad_len: 0,
+            bad_noisy: MoveList::new(),
             bad_next: 0,
         }
     }
@@ -115,10 +112,7 @@ impl MovePicker {
                 }
                 Stage::Noisy => match self.pick_best() {
                     Some(mv) if see_ge(board, mv, 0) => return Some(mv),
-                    Some(mv) => {
-                        self.bad_noisy[self.bad_len] = mv;
-                        self.bad_len += 1;
-                    }
+                    Some(mv) => self.bad_noisy.push(mv),
                     None => self.stage = if self.all_moves { Stage::GenerateQuiet } else { Stage::Done },
                 },
                 Stage::GenerateQuiet if self.skip_quiets => self.stage = Stage::BadNoisy,
@@ -136,14 +130,13 @@ impl MovePicker {
                     Some(mv) => return Some(mv),
                     None => self.stage = Stage::BadNoisy,
                 },
-                Stage::BadNoisy => {
-                    if self.bad_next == self.bad_len {
-                        self.stage = Stage::Done;
-                    } else {
+                Stage::BadNoisy => match self.bad_noisy.as_slice().get(self.bad_next) {
+                    Some(&mv) => {
                         self.bad_next += 1;
-                        return Some(self.bad_noisy[self.bad_next - 1]);
+                        return Some(mv);
                     }
-                }
+                    None => self.stage = Stage::Done,
+                },
                 Stage::Done => return None,
             }
         }
@@ -165,14 +158,14 @@ impl MovePicker {
         self.moves.clear();
         generate::<KIND, _>(board, &mut self.moves);
         let moves = self.moves.as_mut_slice();
-        self.len = 0;
+        self.keys.clear();
         self.next = 0;
         for i in 0..moves.len() {
             let mv = moves[i];
             if mv != self.table_move {
-                moves[self.len] = mv;
-                self.keys[self.len] = sort_key(score(mv), self.len);
-                self.len += 1;
+                let index = self.keys.len();
+                moves[index] = mv;
+                self.keys.push(sort_key(score(mv), index));
             }
         }
     }
@@ -182,16 +175,17 @@ impl MovePicker {
     /// so the search of the remaining keys is one plain maximum, and the key says where it is.
     /// The move displaced from the front to that place takes its new index into its key.
     fn pick_best(&mut self) -> Option<Move> {
-        if self.next == self.len {
+        let keys = self.keys.as_mut_slice();
+        if self.next == keys.len() {
             return None;
         }
         // A fold on values rather than `max` (which keeps a reference), so that it vectorises.
-        let key = self.keys[self.next..self.len].iter().fold(i32::MIN, |best, &key| best.max(key));
+        let key = keys[self.next..].iter().fold(i32::MIN, |best, &key| best.max(key));
         let best = key as usize & INDEX_MASK;
         let moves = self.moves.as_mut_slice();
         let mv = moves[best];
         moves[best] = moves[self.next];
-        self.keys[best] = sort_key(self.keys[self.next] >> INDEX_BITS, best);
+        keys[best] = sort_key(keys[self.next] >> INDEX_BITS, best);
         self.next += 1;
         Some(mv)
     }
@@ -228,7 +222,6 @@ fn capture_score(board: &Board, mv: Move) -> i32 {
 mod tests {
     use super::*;
     use crate::board::{Square, flag};
-    use crate::movegen::MoveSink;
 
     /// Picking by key gives the order the plain selection sort gave (the last of equal
     /// scores first, each pick swapping the front move into the picked one's place), which the
@@ -250,9 +243,8 @@ mod tests {
             let mut picker = MovePicker::noisy(Move::NONE, &Params::default());
             for (i, (&mv, &score)) in moves.iter().zip(&scores).enumerate() {
                 picker.moves.push(mv);
-                picker.keys[i] = sort_key(score, i);
+                picker.keys.push(sort_key(score, i));
             }
-            picker.len = len;
             for next in 0..len {
                 let best = (next..len).max_by_key(|&i| scores[i]).unwrap();
                 moves.swap(next, best);
