@@ -200,14 +200,10 @@ impl History {
     /// `continuations`, misses, added to it.
     #[inline]
     pub fn corrected(&self, board: &Board, continuations: Continuations, eval: i32, params: &Params) -> i32 {
-        let stm = board.side_to_move().index();
-        let pawns = self.pawn_correction[stm][correction_slot(board.pawn_key())] as i32;
-        let pieces: i32 = Color::BOTH
-            .iter()
-            .map(|&c| self.non_pawn_correction[stm][c.index()][correction_slot(board.non_pawn_key(c))] as i32)
-            .sum();
-        let [one, two] = continuations.0;
-        let moves = self.continuation_correction[two.0 as usize][one.0 as usize] as i32;
+        let at = CorrectionSlots::of(board, continuations);
+        let pawns = self.pawn_correction[at.stm][at.pawn] as i32;
+        let pieces: i32 = (0..2).map(|c| self.non_pawn_correction[at.stm][c][at.non_pawn[c]] as i32).sum();
+        let moves = self.continuation_correction[at.moves[0]][at.moves[1]] as i32;
         let weighted =
             params.correction_pawn_weight() * pawns + pieces + params.correction_continuation_weight() * moves;
         eval + weighted / params.correction_divisor()
@@ -220,13 +216,12 @@ impl History {
     /// probe and evaluation.
     #[inline(always)]
     pub fn prefetch_correction(&self, board: &Board, continuations: Continuations) {
-        let stm = board.side_to_move().index();
-        prefetch(&self.pawn_correction[stm][correction_slot(board.pawn_key())]);
-        for c in Color::BOTH {
-            prefetch(&self.non_pawn_correction[stm][c.index()][correction_slot(board.non_pawn_key(c))]);
+        let at = CorrectionSlots::of(board, continuations);
+        prefetch(&self.pawn_correction[at.stm][at.pawn]);
+        for c in 0..2 {
+            prefetch(&self.non_pawn_correction[at.stm][c][at.non_pawn[c]]);
         }
-        let [one, two] = continuations.0;
-        prefetch(&self.continuation_correction[two.0 as usize][one.0 as usize]);
+        prefetch(&self.continuation_correction[at.moves[0]][at.moves[1]]);
     }
 
     /// A search of `depth` found `score` where the uncorrected static evaluation said `eval`:
@@ -240,19 +235,43 @@ impl History {
         depth: i32,
         params: &Params,
     ) {
-        let stm = board.side_to_move().index();
+        let at = CorrectionSlots::of(board, continuations);
         let bonus = (score - eval) * depth / params.correction_depth_divisor();
         let bonus = bonus.clamp(-MAX_CORRECTION / 4, MAX_CORRECTION / 4);
-        gravity(&mut self.pawn_correction[stm][correction_slot(board.pawn_key())], bonus, MAX_CORRECTION);
-        for c in Color::BOTH {
-            gravity(
-                &mut self.non_pawn_correction[stm][c.index()][correction_slot(board.non_pawn_key(c))],
-                bonus,
-                MAX_CORRECTION,
-            );
+        gravity(&mut self.pawn_correction[at.stm][at.pawn], bonus, MAX_CORRECTION);
+        for c in 0..2 {
+            gravity(&mut self.non_pawn_correction[at.stm][c][at.non_pawn[c]], bonus, MAX_CORRECTION);
         }
+        gravity(&mut self.continuation_correction[at.moves[0]][at.moves[1]], bonus, MAX_CORRECTION);
+    }
+}
+
+/// Where one position's corrections lie in the tables. Reading, prefetching and updating
+/// them all start from here, so that the three cannot come to disagree.
+struct CorrectionSlots {
+    /// The side to move: each table keeps the two sides apart.
+    stm: usize,
+    pawn: usize,
+    /// The non-pawn slot of each colour, by its index.
+    non_pawn: [usize; 2],
+    /// The row and column of the continuation table: the move two plies back, then the last.
+    moves: [usize; 2],
+}
+
+impl CorrectionSlots {
+    #[inline(always)]
+    fn of(board: &Board, continuations: Continuations) -> CorrectionSlots {
         let [one, two] = continuations.0;
-        gravity(&mut self.continuation_correction[two.0 as usize][one.0 as usize], bonus, MAX_CORRECTION);
+        let mut non_pawn = [0; 2];
+        for c in Color::BOTH {
+            non_pawn[c.index()] = correction_slot(board.non_pawn_key(c));
+        }
+        CorrectionSlots {
+            stm: board.side_to_move().index(),
+            pawn: correction_slot(board.pawn_key()),
+            non_pawn,
+            moves: [two.0 as usize, one.0 as usize],
+        }
     }
 }
 
