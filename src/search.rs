@@ -10,6 +10,7 @@ mod history;
 mod limits;
 mod movepicker;
 mod params;
+mod prefetch;
 mod see;
 pub mod strength;
 pub mod tablebase;

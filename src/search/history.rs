@@ -16,7 +16,7 @@
 //!   keyed by the pawn structure and by each side's non-pawn pieces, for the side to move.
 
 use super::params::Params;
-use super::tt::prefetch;
+use super::prefetch::prefetch;
 use crate::board::{Board, Color, Move, Piece};
 
 /// Entries of the move tables stay within +-MAX_HISTORY.

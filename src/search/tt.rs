@@ -7,6 +7,7 @@
 //! table are still checked for legality before use, since different positions can share a key.
 
 use super::Bound;
+use super::prefetch::prefetch;
 use crate::board::Move;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
@@ -97,24 +98,6 @@ fn advise_huge_pages(clusters: &Vec<Cluster>) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge_pages(_: &Vec<Cluster>) {}
-
-/// Asks the processor to bring the cache line holding `value` closer: the search's tables are
-/// read at scattered addresses, and a fetch started a little before the read overlaps other
-/// work instead of stalling it. Shared with the correction histories (`history.rs`), so that
-/// the one `unsafe` for it lives here. (No stable prefetch on other processors: a no-op.)
-#[inline(always)]
-pub(super) fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let address: *const T = value;
-        // SAFETY: a prefetch is a hint: it reads nothing the program sees and cannot fault,
-        // and the address is that of a live value anyway.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
-}
 
 /// The machine's memory in bytes, from /proc/meminfo where there is one.
 pub fn physical_memory() -> Option<u64> {
