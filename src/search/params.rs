@@ -93,9 +93,9 @@ tunables! {
     /// Singular extensions: off the principal variation, a table move the others fall this
     /// far short of (below the singular beta) is extended two plies, at most
     /// `double_extensions_max` times on a line.
-    double_extension_margin = 20, 0..=60, 5;
+    double_extension_margin = 24, 0..=60, 5;
     /// See `double_extension_margin`.
-    double_extensions_max = 8, 2..=16, 1;
+    double_extensions_max = 9, 2..=16, 1;
     /// Shallow exchange pruning applies up to this depth.
     pruning_max_depth = 8, 4..=12, 1;
     /// Late move pruning: quiet moves tried before the rest are skipped, (this + depth²),
@@ -120,9 +120,9 @@ tunables! {
     lmr_min_depth = 3, 2..=5, 1;
     /// Late move reductions: `lmr_base` / 100 plies plus ln(depth) · ln(move number) · 100 /
     /// `lmr_divisor`, rounded down.
-    lmr_base = 92, 0..=150, 10;
+    lmr_base = 90, 0..=150, 10;
     /// See `lmr_base`.
-    lmr_divisor = 213, 150..=350, 10;
+    lmr_divisor = 204, 150..=350, 10;
     /// The history lowers a reduction by one ply per this much.
     lmr_history_divisor = 24333, 8000..=40000, 1500;
     /// A ply more reduction once more than this many of the replies to this node's siblings
@@ -130,10 +130,10 @@ tunables! {
     lmr_cutoffs = 3, 1..=8, 1;
     /// Hindsight: a node whose move in was reduced this many plies or more is searched a ply
     /// deeper when the evaluations either side of that move say it did the mover good.
-    hindsight_min_reduction = 3, 1..=5, 1;
+    hindsight_min_reduction = 1, 1..=5, 1;
     /// Hindsight: a node whose move in was reduced is searched a ply shallower when the
     /// evaluations either side of it say it cost the mover more than this.
-    hindsight_margin = 60, 20..=150, 10;
+    hindsight_margin = 47, 20..=150, 10;
     /// The reward for a refuting move: this per ply of depth, less `history_bonus_offset`,
     /// at most `history_bonus_max`.
     history_bonus_per_depth = 187, 80..=300, 15;
@@ -148,11 +148,11 @@ tunables! {
     correction_depth_divisor = 8, 4..=16, 1;
     /// Corrections: the pawn entry's weight (non-pawn entries weigh 1), and the divisor of
     /// the weighted sum.
-    correction_pawn_weight = 2, 1..=4, 1;
+    correction_pawn_weight = 1, 1..=4, 1;
     /// See `correction_pawn_weight`.
-    correction_divisor = 34, 16..=64, 4;
+    correction_divisor = 36, 16..=64, 4;
     /// Corrections: the weight of the entry keyed by the last two moves.
-    correction_continuation_weight = 1, 0..=4, 1;
+    correction_continuation_weight = 3, 0..=4, 1;
     /// Time: moves the rest of the game is assumed to take when the clock does not say.
     expected_moves_left = 30, 15..=50, 2;
     /// Time: the percentage of each increment still to come that the plan counts on.
