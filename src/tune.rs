@@ -121,7 +121,9 @@ pub enum Command {
         resume: Option<PathBuf>,
         /// Start from this network's weights (a network file, or `builtin`) instead of random
         /// ones, with a fresh optimiser and the step size schedule from its start: fine-tuning
-        /// a network on newer data, its checkpoints gone or not. Its shape is the run's.
+        /// a network on newer data, its checkpoints gone or not. Its shape is the run's, but
+        /// a network without king buckets may start a run with them (`--king-buckets`): each
+        /// bucket begins as a copy of its inputs.
         #[arg(long, value_name = "FILE", conflicts_with = "resume")]
         init: Option<PathBuf>,
         /// Print this network's validation loss beside the hand-crafted evaluation's (repeat

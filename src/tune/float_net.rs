@@ -10,7 +10,7 @@
 
 use super::network::QuantisedNet;
 use super::packed::Record;
-use super::shape::{Activation, PIECE_INPUTS, Shape};
+use super::shape::{Activation, KingBuckets, PIECE_INPUTS, Shape};
 use crate::board::{Color, PieceKind, Square};
 use crate::eval::nnue::{EVAL_SCALE, MAX_OUTPUT_WEIGHT, QA, QB};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
@@ -219,6 +219,23 @@ impl FloatNet {
             .chain(out_biases.iter().map(|&b| (b as f64 / (QA * QB) as f64) as f32))
             .collect();
         FloatNet { shape: *network.shape(), params }
+    }
+
+    /// This network spread over the king buckets `kings`: every bucket starts as a copy of its
+    /// one block of feature weights, the rest unchanged. A side whose king stands on files e-h
+    /// of a mirrored shape sees the board reflected, which a network trained on reflected
+    /// positions (`Settings::mirror`) evaluates almost as it does the position itself; so a
+    /// fine-tuning from here starts near this network's strength, and each bucket only has to
+    /// learn what sets its king squares apart, not the whole evaluation over again.
+    pub fn spread_over(&self, kings: KingBuckets) -> Result<FloatNet, String> {
+        if self.shape.kings != KingBuckets::NONE {
+            return Err(format!("only a network without king buckets can be spread over them, not {}", self.shape));
+        }
+        let shape = Shape { kings, ..self.shape };
+        let (bias, _, _) = FloatNet::offsets(&self.shape);
+        let (features, rest) = self.params.split_at(bias);
+        let params = std::iter::repeat_n(features, kings.count()).flatten().chain(rest).copied().collect();
+        Ok(FloatNet { shape, params })
     }
 
     /// The quantised network, and how many parameters had to be clamped to fit.
@@ -442,6 +459,27 @@ mod tests {
         let float_cp =
             float.evaluate(&position(fen, 0, GameResult::Draw, &float.shape), &mut Scratch::new(float.shape.hidden));
         assert!((float_cp - embedded.evaluate(&board) as f32).abs() < 3.0, "{float_cp} {}", embedded.evaluate(&board));
+    }
+
+    /// A network spread over king buckets evaluates every position as the network did the
+    /// position each side's view shows: itself where no king is mirrored, the reflected one
+    /// where both are. A network that already has king buckets is refused.
+    #[test]
+    fn a_spread_network_evaluates_as_the_one_it_copies() {
+        let plain = FloatNet::new(Shape::plain(16, Activation::SCReLU), 7);
+        let spread = plain.spread_over(quartered()).unwrap();
+        assert_eq!(spread.params.len(), FloatNet::param_count(&spread.shape));
+        let eval = |net: &FloatNet, fen: &str| {
+            net.evaluate(&position(fen, 0, GameResult::Draw, &net.shape), &mut Scratch::new(16))
+        };
+        // Kings on b1 and c8: files a-d, nothing mirrored.
+        let unmirrored = "2k5/pp3ppp/8/3N4/8/1P4P1/P4P1P/1K6 w - - 0 30";
+        assert!((eval(&spread, unmirrored) - eval(&plain, unmirrored)).abs() < 1e-3);
+        // Kings on g1 and f8: both views mirrored, so the copy sees the reflected board.
+        let mirrored = "5k2/ppp3pp/8/4N3/8/1P4P1/P1P4P/6K1 w - - 0 30";
+        assert!((eval(&spread, mirrored) - eval(&plain, unmirrored)).abs() < 1e-3);
+        assert!((eval(&spread, mirrored) - eval(&plain, mirrored)).abs() > 1e-3);
+        assert!(spread.spread_over(quartered()).is_err());
     }
 
     /// Mirroring a record gives the features of the position reflected from the a-file to the

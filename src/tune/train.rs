@@ -533,9 +533,15 @@ pub fn run(options: &Options) -> Result<(), String> {
         }
         None => match &options.init {
             Some((name, network)) => {
-                options.shape.agrees_with(network.shape(), name, "network")?;
+                let mut net = FloatNet::dequantise(network);
+                let spreads = |kings: &KingBuckets| net.shape.kings == KingBuckets::NONE && *kings != KingBuckets::NONE;
+                if let Some(kings) = options.shape.kings.filter(spreads) {
+                    net = net.spread_over(kings).map_err(|e| format!("{name}: {e}"))?;
+                    eprintln!("train: the network {name} copied into each of {} king buckets", kings.count());
+                }
+                options.shape.agrees_with(&net.shape, name, "network")?;
                 eprintln!("train: starting from the network {name}");
-                Trainer::from_net(FloatNet::dequantise(network))
+                Trainer::from_net(net)
             }
             None => Trainer::new(options.shape.shape(), options.seed),
         },
@@ -813,12 +819,17 @@ mod tests {
         };
         run(&options).unwrap();
         assert_eq!(std::fs::read(out_dir.join("net.nnue")).unwrap(), network.to_bytes());
-        let other = Options { shape: ShapeChoice { output_buckets: Some(1), ..ShapeChoice::default() }, ..options };
+        let other =
+            Options { shape: ShapeChoice { output_buckets: Some(1), ..ShapeChoice::default() }, ..options.clone() };
         let error = run(&other).unwrap_err();
         assert!(
             error.starts_with("trained: the network's shape is") && error.ends_with("another output buckets"),
             "{error}"
         );
+        // A network with king buckets is not spread again, nor are its buckets dropped.
+        let unbucketed = ShapeChoice { kings: Some(KingBuckets::NONE), ..options.shape };
+        let error = run(&Options { shape: unbucketed, ..options }).unwrap_err();
+        assert!(error.ends_with("another king buckets"), "{error}");
         std::fs::remove_dir_all(out_dir).unwrap();
     }
 
