@@ -222,11 +222,12 @@ impl FloatNet {
     }
 
     /// This network spread over the king buckets `kings`: every bucket starts as a copy of its
-    /// one block of feature weights, the rest unchanged. A side whose king stands on files e-h
-    /// of a mirrored shape sees the board reflected, which a network trained on reflected
-    /// positions (`Settings::mirror`) evaluates almost as it does the position itself; so a
-    /// fine-tuning from here starts near this network's strength, and each bucket only has to
-    /// learn what sets its king squares apart, not the whole evaluation over again.
+    /// one block of feature weights, the rest unchanged, so that a fine-tuning only has to
+    /// learn what sets the buckets apart, not the whole evaluation over again. Without
+    /// mirroring the copy evaluates every position exactly as this network does. With it, each
+    /// side's view is reflected by its own king's file, so with the kings on opposite halves
+    /// the two accumulators see two different boards, which this network never learnt: such a
+    /// copy starts far worse (30 % more held-out loss for net 13; `docs/log/network.md`).
     pub fn spread_over(&self, kings: KingBuckets) -> Result<FloatNet, String> {
         if self.shape.kings != KingBuckets::NONE {
             return Err(format!("only a network without king buckets can be spread over them, not {}", self.shape));
