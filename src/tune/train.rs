@@ -534,9 +534,12 @@ pub fn run(options: &Options) -> Result<(), String> {
         None => match &options.init {
             Some((name, network)) => {
                 let mut net = FloatNet::dequantise(network);
-                let spreads = |kings: &KingBuckets| net.shape.kings == KingBuckets::NONE && *kings != KingBuckets::NONE;
-                if let Some(kings) = options.shape.kings.filter(spreads) {
-                    net = net.spread_over(kings).map_err(|e| format!("{name}: {e}"))?;
+                // Only a network without king buckets spreads; any other difference in shape
+                // is refused just below, by name.
+                if let Some(kings) = options.shape.kings.filter(|&kings| kings != net.shape.kings)
+                    && let Ok(spread) = net.spread_over(kings)
+                {
+                    net = spread;
                     eprintln!("train: the network {name} copied into each of {} king buckets", kings.count());
                 }
                 options.shape.agrees_with(&net.shape, name, "network")?;
