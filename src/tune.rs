@@ -74,7 +74,7 @@ pub enum Command {
         seed: u64,
         /// The game result's share of the target; the rest is the search's score (the default
         /// is the built-in network's recipe: see docs/network.md).
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.2)]
         wdl: f32,
         /// AdamW's initial step size (it decays along a cosine to a hundredth).
         #[arg(long, default_value_t = 0.002)]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Usage: tools/train-chain.sh [--dry-run] [--from G] [--to G] [--threads N]
 #
-# The chain of generations that made the built-in network (net 13, generation 9), as one
+# The chain of generations that made the built-in network (net 14, generation 10), as one
 # table and the loop that runs it: each generation plays self-play games with the network
 # before it (`sentinel datagen`) and trains the next one on them and on earlier data (`sentinel
 # train`). docs/network.md says what the recipe is and why, docs/training.md what each tool does.
@@ -9,7 +9,7 @@
 #   tools/train-chain.sh --dry-run          # print every command, run nothing (networks
 #                                           # shown taken from the history as if none existed)
 #   tools/train-chain.sh --from 8 --to 8    # one generation (its inputs must exist: see below)
-#   tools/train-chain.sh                    # all nine: days of CPU time on two cores
+#   tools/train-chain.sh                    # all ten: days of CPU time on two cores
 #
 # Everything goes to $SENTINEL_DATA/chain (SENTINEL_DATA is ~/sentinel-data unless set): the
 # tools binary (built once with `--features tune` and copied there, so that the work tree can be
@@ -35,7 +35,7 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 dry_run=0
 from=1
-to=9
+to=10
 threads=2
 while [ $# -gt 0 ]; do
     case $1 in
@@ -58,7 +58,7 @@ openings=$here/tools/openings.epd
 # of the chain, or hand-crafted) into FILE.bin; the defaults are the recipe's (500 nodes a
 # move, 100 positions a game at most). `train G NET DATA... -- [OPTIONS]`: NET/net.nnue from
 # those files, compared with the network before; the defaults are the recipe's (512 hidden
-# neurons, 8 output buckets, 10 epochs, batch 8192, step 0.002, the result weighted 0.0).
+# neurons, 8 output buckets, 10 epochs, batch 8192, step 0.002, the result weighted 0.2).
 # The number of games gives about the positions each generation had.
 table() {
     cat <<'EOF'
@@ -77,11 +77,13 @@ data  6 gen10  net9         160000 401
 train 6 net10  gen10 gen9 gen8 -- --compare net9 --wdl 0.1
 data  7 gen10b net9         72000  431
 data  7 gen11  net10        145000 501
-train 7 net11  gen11 gen10b gen10 gen9 gen8 -- --compare net10
+train 7 net11  gen11 gen10b gen10 gen9 gen8 -- --compare net10 --wdl 0.0
 data  8 gen12  net11        161000 611
-train 8 net12  gen12 -- --compare net11 --init net11 --epochs 2 --lr 0.00025
+train 8 net12  gen12 -- --compare net11 --init net11 --epochs 2 --lr 0.00025 --wdl 0.0
 data  9 gen13  net12        653000 701
-train 9 net13  gen13 gen12 -- --compare net12 --init net12 --epochs 6 --lr 0.0005
+train 9 net13  gen13 gen12 -- --compare net12 --init net12 --epochs 6 --lr 0.0005 --wdl 0.0
+data 10 gen16  net13        666000 835
+train 10 net14 gen16 -- --compare net13 --init net13 --epochs 2 --lr 0.00025
 EOF
 }
 
