@@ -6,7 +6,7 @@ the board (pawn 1, knight and bishop 3, rook 5, queen 9, both sides, clamped to 
     win  = 1 / (1 + exp((a(m) - v) / b(m)))
     loss = 1 / (1 + exp((a(m) + v) / b(m)))
     draw = 1 - win - loss
-with a and b quadratic in m / 58. Prints the six coefficients for src/search/wdl.rs.
+with a and b quadratic in m / 58. Prints the six coefficients for src/search/win_rate.rs.
 
 Usage: benches/fit-wdl.py DATA.bin [DATA.bin ...]   (needs numpy and scipy)
 """

@@ -105,6 +105,7 @@ net10 5ea9e20
 net11 b399a1d
 net12 e1ef7ff
 net13 dbbbe99
+net14 c3bbbee
 EOF
 }
 
