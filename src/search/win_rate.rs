@@ -5,7 +5,10 @@
 //! score, whose midpoint `a` and width `b` depend on the material left (a pawn is worth more
 //! in an endgame, where it is more often decisive, and less is drawn). The coefficients were
 //! fitted by maximum likelihood to the results of Sentinel's own self-play games with
-//! `benches/fit-wdl.py` (267,416 positions from `sentinel datagen`, 4,000 nodes a move).
+//! `benches/fit-wdl.py` (267,416 positions from `sentinel datagen`, 4,000 nodes a move), played
+//! with the hand-crafted evaluation before the first network. Net 14's games fit a curve about
+//! half as steep (docs/log/network.md); the review's marks rest on this one, so the two change
+//! together.
 
 use crate::board::{Board, Color, PieceKind};
 
