@@ -602,7 +602,7 @@ mod tests {
         let mut score = Score::Centipawns(0);
         loop {
             match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
-                (from, Report::Info(info)) if from == id => score = info.score,
+                (from, Report::Info(info)) if from == id => score = info.search_score,
                 (from, Report::BestMove { best, .. }) if from == id => return (best.unwrap(), score),
                 _ => {}
             }

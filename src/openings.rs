@@ -79,7 +79,7 @@ pub fn random_plies(board: &Board, plies: u32, rng: &mut StdRng) -> (Board, u32)
     (Board::from_fen(&board.to_fen()).expect("a position we wrote is valid"), played)
 }
 
-/// The search's choice and its score (side to move's view): no iteration starts after `soft`
+/// The search's choice and its score (side to move's view, on the search's scale): no iteration starts after `soft`
 /// nodes, none goes on past `hard`.
 pub fn search_nodes(searcher: &mut Searcher, board: &Board, soft: u64, hard: u64) -> (Option<Move>, Option<Score>) {
     let (sender, receiver) = mpsc::channel();
@@ -88,7 +88,7 @@ pub fn search_nodes(searcher: &mut Searcher, board: &Board, soft: u64, hard: u64
     let (mut best, mut score) = (None, None);
     for report in receiver.try_iter() {
         match report {
-            Report::Info(info) => score = Some(info.score),
+            Report::Info(info) => score = Some(info.search_score),
             Report::CurrMove { .. } => {}
             Report::BestMove { best: mv, .. } => best = mv,
         }

@@ -484,7 +484,7 @@ impl Session {
                 Ok(Event::InputClosed) => self.input_closed = true,
                 Ok(Event::TooLong(start)) => say_too_long(&start),
                 Ok(Event::Search(from, report)) if from == id => match report {
-                    Report::Info(info) if info.multipv == 1 => score = Some(info.score),
+                    Report::Info(info) if info.multipv == 1 => score = Some(info.search_score),
                     Report::Info(_) | Report::CurrMove { .. } => {}
                     Report::BestMove { best, .. } => return Some((best, score)),
                 },

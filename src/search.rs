@@ -488,7 +488,7 @@ impl<'a> Worker<'a> {
             Some(wdl) if line == 0 && score.abs() < TB_WIN_BOUND => tablebase_score(wdl, 0).0,
             _ => score,
         };
-        let reported = reported_score(score);
+        let (search_score, reported) = reported_scores(score);
         let wdl = match reported {
             Score::Mate(n) if n > 0 => [1000, 0, 0],
             Score::Mate(_) => [0, 0, 1000],
@@ -499,6 +499,7 @@ impl<'a> Worker<'a> {
             depth,
             seldepth: self.seldepth as i32,
             score: reported,
+            search_score,
             wdl,
             bound,
             nodes: self.control.total_nodes(self.id, self.nodes),
@@ -1269,18 +1270,20 @@ fn tablebase_score(wdl: Wdl, ply: usize) -> (i32, Bound) {
     }
 }
 
-/// Converts an internal score to what the GUI is told: mates in moves, not plies.
-fn reported_score(score: i32) -> Score {
+/// Converts an internal score to what the GUI is told (mates in moves, not plies), on the
+/// search's scale and as reported: only an evaluation is normalised, not a tablebase result.
+fn reported_scores(score: i32) -> (Score, Score) {
+    let same = |score| (score, score);
     if score > MATE_BOUND {
-        Score::Mate((MATE - score + 1) / 2)
+        same(Score::Mate((MATE - score + 1) / 2))
     } else if score < -MATE_BOUND {
-        Score::Mate(-(MATE + score) / 2)
+        same(Score::Mate(-(MATE + score) / 2))
     } else if score.abs() > TB_WIN_BOUND {
         // Tablebase wins and losses: 200 pawns, less a centipawn per ply to the position the
         // tables judged, as Stockfish shows them.
-        Score::Centipawns(score.signum() * (TB_WIN_REPORTED - (TB_WIN - score.abs())))
+        same(Score::Centipawns(score.signum() * (TB_WIN_REPORTED - (TB_WIN - score.abs()))))
     } else {
-        Score::Centipawns(score)
+        (Score::Centipawns(score), Score::Centipawns(win_rate::normalize(score)))
     }
 }
 

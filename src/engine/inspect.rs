@@ -6,6 +6,7 @@
 use super::Engine;
 use crate::eval::{Evaluation, Evaluator, PawnCache, evaluate, pawnless_and_hard_to_win};
 use crate::search::tablebase::Wdl;
+use crate::search::win_rate::normalize;
 
 impl Engine {
     /// `d`: the board as Stockfish draws it, then `Fen:`, `Key:` and `Checkers:` lines.
@@ -17,14 +18,15 @@ impl Engine {
     }
 
     /// `eval`: the static evaluation of the position by each evaluation, from White's side in
-    /// pawns (as Stockfish shows it), and the one the search uses. A position in check has
-    /// none, since the search never evaluates one.
+    /// pawns on the scale scores are reported on (as Stockfish shows it), and the one the
+    /// search uses. A position in check has none, since the search never evaluates one.
     pub fn evaluations(&self) -> Vec<String> {
         if self.board.in_check() {
             return vec!["Final evaluation: none (in check)".to_string()];
         }
-        let white =
-            |score: i32| format!("{:+.2} (white side)", f64::from(score * self.board.side_to_move().sign()) / 100.0);
+        let white = |score: i32| {
+            format!("{:+.2} (white side)", f64::from(normalize(score) * self.board.side_to_move().sign()) / 100.0)
+        };
         let network = {
             let evaluation = Evaluation::Network(self.network.clone());
             let mut evaluator = Evaluator::new(&evaluation);

@@ -574,6 +574,7 @@ mod tests {
             depth: 5,
             seldepth: 9,
             score: Score::Mate(-3),
+            search_score: Score::Mate(-3),
             wdl: [0, 0, 1000],
             bound: Bound::Upper,
             nodes: 5000,

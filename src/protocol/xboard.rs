@@ -407,7 +407,7 @@ impl<'a> XBoard<'a> {
         }
         self.game.expected_reply = ponder;
         if let Some(info) = &self.last_info {
-            self.game.our_scores.push(match info.score {
+            self.game.our_scores.push(match info.search_score {
                 Score::Centipawns(cp) => cp,
                 Score::Mate(n) => n.signum() * 100_000,
             });
@@ -821,6 +821,7 @@ mod tests {
             depth: 0,
             seldepth: 0,
             score: Score::Centipawns(0),
+            search_score: Score::Centipawns(0),
             wdl: [0, 1000, 0],
             bound: Bound::Exact,
             nodes: 0,

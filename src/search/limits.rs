@@ -87,7 +87,14 @@ pub struct Info {
     pub multipv: usize,
     pub depth: i32,
     pub seldepth: i32,
+    /// The score as Sentinel reports it (UCI, XBoard, reviews, the server): normalised, so
+    /// that 100 cp is the score at which the side to move wins half its games in a middlegame
+    /// (`win_rate::normalize`, as Stockfish normalises its own).
     pub score: Score,
+    /// The same score on the search's own scale, for what must not change when the model is
+    /// fitted again: self-play data, and the engine's own thresholds for draw offers and
+    /// resigning.
+    pub search_score: Score,
     /// Permille chances of a win, a draw and a loss for the side to move, from the score.
     pub wdl: [u32; 3],
     pub bound: Bound,
