@@ -141,6 +141,9 @@ fn time_strip(out: &mut String, review: &Review, longest: f64, x: &impl Fn(usize
         out,
         "<line x1=\"{LEFT}\" y1=\"{STRIP_MIDDLE}\" x2=\"{RIGHT}\" y2=\"{STRIP_MIDDLE}\" stroke=\"#b0b0b0\"/>"
     );
+    for (label, y) in [("White", STRIP_MIDDLE - BAR / 2.0 + 4.0), ("Black", STRIP_MIDDLE + BAR / 2.0 + 4.0)] {
+        let _ = writeln!(out, "<text x=\"{}\" y=\"{y:.1}\" text-anchor=\"end\">{label}</text>", LEFT - 6.0);
+    }
     let step = x(1) - x(0);
     let width = (step * 0.7).clamp(1.0, 12.0);
     for (i, m) in review.moves.iter().enumerate() {
