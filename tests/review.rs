@@ -355,8 +355,9 @@ fn json_file(name: &str) -> PathBuf {
 
 /// The review's marks and accuracies are lichess's on the review's own `[%eval]`s: the test
 /// reads the evaluations back from the PGN and works marks and accuracy out again with
-/// lichess's formulas (the position before the first move at lichess's +0.15). The JSON says
-/// which moves were the engine's own choice or in the book, which lichess does not mark.
+/// lichess's formulas (the position before the first move at lichess's +0.15): marks, each
+/// side's accuracy and average loss. The JSON says which moves were the engine's own choice
+/// or in the book, which lichess does not mark.
 #[test]
 fn marks_and_accuracy_are_lichess_formulas_on_the_reviews_evals() {
     let json = json_file("lichess");
@@ -397,8 +398,24 @@ fn marks_and_accuracy_are_lichess_formulas_on_the_reviews_evals() {
         let reported = game["summary"][side]["accuracy"].as_f64().unwrap();
         assert!((reported - accuracy).abs() < 1e-6, "{side}: {reported} against lichess's {accuracy}");
     }
-    let (flat, summary) = (out.replace('\n', " "), format!("White: accuracy {white:.0}%"));
-    assert!(flat.contains(&summary) && flat.contains(&format!("Black: accuracy {black:.0}%")), "{summary}\n{out}");
+    let flat = out.replace('\n', " ");
+    for (side, accuracy) in [("White", white), ("Black", black)] {
+        let summary = format!("{side}: accuracy {:.0}%", accuracy.round());
+        assert!(flat.contains(&summary), "{summary}\n{out}");
+    }
+    // The average loss: the mover's drop in centipawns, each score held to ±1000.
+    let mut losses = [Vec::new(), Vec::new()];
+    let mut before = Ok(15);
+    for (i, &after) in evals.iter().enumerate() {
+        let drop = lichess::ceiled(before) - lichess::ceiled(after);
+        losses[i % 2].push(f64::from(if i % 2 == 0 { drop } else { -drop }.max(0)));
+        before = after;
+    }
+    for (side, losses) in ["white", "black"].iter().zip(losses) {
+        let mean = losses.iter().sum::<f64>() / losses.len() as f64;
+        let reported = game["summary"][side]["average_cp_loss"].as_f64().unwrap();
+        assert!((reported - mean).abs() < 1e-9, "{side}: {reported} against lichess's {mean}");
+    }
 }
 
 /// A real game, reviewed: its opening named from the table (tags and summary), the clocks

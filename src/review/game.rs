@@ -515,18 +515,19 @@ pub fn summary_comment(review: &Review, effort: &Effort) -> String {
     }
     for (side, summary) in ["White", "Black"].iter().zip(summarise(review)) {
         let Some(s) = summary else { continue };
-        text.push_str(&format!(" {side}: accuracy {:.0}%", s.accuracy));
+        // Rounded half up, as lichess rounds its figures (`Math.round`), not half to even.
+        text.push_str(&format!(" {side}: accuracy {:.0}%", s.accuracy.round()));
         let phases: Vec<String> = Phase::ALL
             .iter()
             .zip(s.phases)
-            .filter_map(|(phase, accuracy)| accuracy.map(|a| format!("{} {a:.0}%", phase.name())))
+            .filter_map(|(phase, accuracy)| accuracy.map(|a| format!("{} {:.0}%", phase.name(), a.round())))
             .collect();
         if !phases.is_empty() {
             text.push_str(&format!(" ({})", phases.join(", ")));
         }
         text.push_str(&format!(
             ", average loss {:.0} cp, {}, {}, {}",
-            s.average_cp_loss,
+            s.average_cp_loss.round(),
             counted(s.inaccuracies, "inaccuracy", "inaccuracies"),
             counted(s.mistakes, "mistake", "mistakes"),
             counted(s.blunders, "blunder", "blunders"),
