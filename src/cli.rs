@@ -162,6 +162,13 @@ enum Command {
         /// FILE-N.svg for game N of several.
         #[arg(long, value_name = "FILE.svg")]
         graph: Option<String>,
+        /// Write every move's figures and each game's summary here as JSON, beside the PGN.
+        #[arg(long, value_name = "FILE.json")]
+        json: Option<String>,
+        /// Judge by lichess's formulas on the review's centipawns, or by Sentinel's own
+        /// win model.
+        #[arg(long, value_enum, default_value = "lichess")]
+        marks: game::Marks,
         /// No progress on stderr (errors are still reported).
         #[arg(long)]
         quiet: bool,
@@ -295,13 +302,15 @@ pub fn run() -> ExitCode {
             book,
             out,
             graph,
+            json,
+            marks,
             quiet,
         }) => {
             let effort = resources.effort(movetime, depth, nodes, review::DEFAULT_REVIEW_MS);
             let book = book.map(|path| engine::book::Book::open(&path).map_err(|e| e.to_string())).transpose();
             book.map_err(Failure::from).and_then(|book| {
-                let settings = game::Settings { effort, sides: side, from_move, book };
-                run_analyse(&file, &settings, out.as_deref(), graph.as_deref(), quiet)
+                let settings = game::Settings { effort, sides: side, from_move, book, marks };
+                run_analyse(&file, &settings, out.as_deref(), graph.as_deref(), json.as_deref(), quiet)
             })
         }
         Some(Command::Epd { file, movetime, depth, nodes, resources }) => {
@@ -453,6 +462,7 @@ fn run_analyse(
     settings: &game::Settings,
     out: Option<&str>,
     graph: Option<&str>,
+    json: Option<&str>,
     quiet: bool,
 ) -> Result<ExitCode, Failure> {
     let text = read_text(file, MAX_PGN_BYTES)?;
@@ -460,7 +470,7 @@ fn run_analyse(
         Some(path) => Box::new(std::fs::File::create(path).map_err(|e| format!("cannot create {path}: {e}"))?),
         None => Box::new(std::io::stdout().lock()),
     };
-    let output = analyse::Output { games: &mut *sink, graph, quiet };
+    let output = analyse::Output { games: &mut *sink, graph, json, quiet };
     match analyse::run(file, &text, settings, output) {
         Ok(0) => Ok(ExitCode::SUCCESS),
         Ok(_) => Ok(ExitCode::FAILURE),

@@ -9,9 +9,14 @@
 //! arguments and calls them; nothing below them knows they exist.
 
 pub mod analyse;
+pub mod clock;
+pub mod eco;
 pub mod game;
 pub mod graph;
+pub mod json;
 pub mod judge;
+pub mod lichess;
+pub mod phase;
 pub mod suite;
 
 use crate::board::{Board, Move};

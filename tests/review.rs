@@ -27,7 +27,9 @@ fn main_line(pgn: &str) -> Vec<String> {
     let mut moves = Vec::new();
     let (mut comment, mut depth) = (false, 0);
     let mut word = String::new();
-    for line in pgn.lines().filter(|l| !l.starts_with('[')) {
+    // Tag pairs start `[Name`; a comment's command (`[%clk ...]`) may start a line too.
+    let tag = |line: &str| line.starts_with('[') && line[1..].starts_with(|c: char| c.is_ascii_alphanumeric());
+    for line in pgn.lines().filter(|line| !tag(line)) {
         for c in line.chars().chain([' ']) {
             match c {
                 '{' => comment = true,
@@ -208,4 +210,347 @@ fn an_epd_suite_reports_each_position_and_skips_bad_lines() {
     let (code, _, err) = run(&["epd", empty.to_str().unwrap()]);
     assert_eq!(code, Some(2));
     assert!(err.contains("no positions to test"), "{err}");
+}
+
+/// The real game of `docs/review-example-clock.pgn`: Aronian against Topalov, London 2016,
+/// with the clocks of the boards' DGT clocks (and the time control the event played).
+fn clock_example() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/review-example-clock.pgn")
+}
+
+/// Each main-line move of the first game of a reviewed PGN: its SAN, its NAGs and the text of
+/// its comments.
+fn annotated_moves(pgn: &str) -> Vec<(String, Vec<u8>, String)> {
+    let movetext = pgn.split("\n\n").nth(1).unwrap_or("").replace('\n', " ");
+    let mut moves: Vec<(String, Vec<u8>, String)> = Vec::new();
+    let mut chars = movetext.chars().peekable();
+    let mut depth = 0;
+    while let Some(c) = chars.next() {
+        match c {
+            '{' => {
+                let text: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                if let (0, Some(last)) = (depth, moves.last_mut()) {
+                    last.2.push_str(&text);
+                    last.2.push(' ');
+                }
+            }
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            c if depth > 0 || c.is_whitespace() => {}
+            c => {
+                let mut word = c.to_string();
+                while let Some(&next) = chars.peek().filter(|c| !c.is_whitespace() && !"{()".contains(**c)) {
+                    word.push(next);
+                    chars.next();
+                }
+                let result = ["1-0", "0-1", "1/2-1/2", "*"].contains(&word.as_str());
+                let word = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+                if let Some(nag) = word.strip_prefix('$') {
+                    moves.last_mut().unwrap().1.push(nag.parse().unwrap());
+                } else if !word.is_empty() && !result {
+                    moves.push((word.to_string(), Vec::new(), String::new()));
+                }
+            }
+        }
+    }
+    moves
+}
+
+/// The `[%eval]` of a comment as lichess reads it: centipawns, or a mate in moves.
+fn eval_of(comment: &str) -> Option<Result<i32, i32>> {
+    let start = comment.find("[%eval ")? + "[%eval ".len();
+    let text = &comment[start..start + comment[start..].find(']')?];
+    Some(match text.strip_prefix('#') {
+        Some(mate) => Err(mate.parse().unwrap()),
+        None => Ok((text.parse::<f64>().unwrap() * 100.0).round() as i32),
+    })
+}
+
+/// Lichess's formulas, written again from their publication (lila's `WinPercent`, `Advice`
+/// and `AccuracyPercent`) rather than taken from the engine, to check the review against.
+mod lichess {
+    pub fn chances(cp: i32) -> f64 {
+        2.0 / (1.0 + (-0.00368208 * f64::from(cp)).exp()) - 1.0
+    }
+
+    /// Centipawns (Ok) or a mate (Err) held to ±1000, as win percentages take them.
+    pub fn ceiled(eval: Result<i32, i32>) -> i32 {
+        match eval {
+            Ok(cp) => cp.clamp(-1000, 1000),
+            Err(mate) => 1000 * mate.signum(),
+        }
+    }
+
+    pub fn win(eval: Result<i32, i32>) -> f64 {
+        50.0 + 50.0 * chances(ceiled(eval))
+    }
+
+    pub fn move_accuracy(before: f64, after: f64) -> f64 {
+        if after >= before {
+            return 100.0;
+        }
+        (103.1668100711649 * (-0.04354415386753951 * (before - after)).exp() - 3.166924740191411 + 1.0)
+            .clamp(0.0, 100.0)
+    }
+
+    /// The NAG lichess gives a move from `before` to `after` (White's side), White moving or not.
+    pub fn nag(before: Result<i32, i32>, after: Result<i32, i32>, white: bool) -> Option<u8> {
+        let own = |e: Result<i32, i32>| if white { e } else { e.map(|cp| -cp).map_err(|m| -m) };
+        let judge =
+            |lost: f64| [(0.3, 4), (0.2, 2), (0.1, 6)].into_iter().find(|&(t, _)| lost >= t).map(|(_, nag)| nag);
+        match (own(before), own(after)) {
+            (Ok(b), Ok(a)) => judge(chances(b) - chances(a)),
+            (Ok(b), Err(m)) if m < 0 => Some(if b < -999 {
+                6
+            } else if b < -700 {
+                2
+            } else {
+                4
+            }),
+            (Err(m), a) if m > 0 => {
+                let left = match a {
+                    Ok(cp) => cp,
+                    Err(n) if n < 0 => 0,
+                    Err(_) => return None,
+                };
+                Some(if left > 999 {
+                    6
+                } else if left > 700 {
+                    2
+                } else {
+                    4
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Each side's accuracy from White's win percentages before the first move and after each.
+    pub fn accuracy(wins: &[f64]) -> [f64; 2] {
+        let moves = wins.len() - 1;
+        let window = (moves / 10).clamp(2, 8);
+        let sd = |xs: &[f64]| {
+            let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+            (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64).sqrt().clamp(0.5, 12.0)
+        };
+        let mut weights = vec![sd(&wins[..window]); window - 2];
+        weights.extend(wins.windows(window).map(sd));
+        let mut sides = [(0.0, 0.0, 0.0, 0.0); 2];
+        for (i, pair) in wins.windows(2).enumerate() {
+            let (side, accuracy) = match i % 2 {
+                0 => (0, move_accuracy(pair[0], pair[1])),
+                _ => (1, move_accuracy(100.0 - pair[0], 100.0 - pair[1])),
+            };
+            let s = &mut sides[side];
+            (s.0, s.1, s.2, s.3) =
+                (s.0 + accuracy * weights[i], s.1 + weights[i], s.2 + 1.0 / accuracy.max(1.0), s.3 + 1.0);
+        }
+        sides.map(|(weighted, weights, inverses, count)| (weighted / weights + count / inverses) / 2.0)
+    }
+}
+
+fn json_file(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("sentinel-review-{}-{name}.json", std::process::id()))
+}
+
+/// The review's marks and accuracies are lichess's on the review's own `[%eval]`s: the test
+/// reads the evaluations back from the PGN and works marks and accuracy out again with
+/// lichess's formulas (the position before the first move at lichess's +0.15): marks, each
+/// side's accuracy and average loss. The JSON says which moves were the engine's own choice
+/// or in the book, which lichess does not mark.
+#[test]
+fn marks_and_accuracy_are_lichess_formulas_on_the_reviews_evals() {
+    let json = json_file("lichess");
+    let (code, out, err) = run(&[
+        "analyse",
+        clock_example().to_str().unwrap(),
+        "--nodes",
+        "3000",
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let game = &figures["games"][0];
+    let moves = annotated_moves(&out);
+    assert_eq!(moves.len(), 106, "{out}");
+    let evals: Vec<Result<i32, i32>> = moves.iter().map(|(_, _, comment)| eval_of(comment).unwrap()).collect();
+    let mut before = Ok(15);
+    let mut wins = vec![lichess::win(before)];
+    let mut marked = 0;
+    for (i, ((san, nags, _), &after)) in moves.iter().zip(&evals).enumerate() {
+        let figures = &game["moves"][i];
+        assert_eq!(figures["san"], san.as_str());
+        let lichess_nag = lichess::nag(before, after, i % 2 == 0);
+        let unmarked = figures["engine_choice"] == true || figures["book"] == true;
+        let expected: Vec<u8> = if unmarked { vec![] } else { lichess_nag.into_iter().collect() };
+        // An only move (`$1`) is Sentinel's own addition; lichess has none.
+        let nags: Vec<u8> = nags.iter().copied().filter(|&nag| nag != 1).collect();
+        assert_eq!(nags, expected, "move {} {san}: {before:?} -> {after:?}\n{out}", i / 2 + 1);
+        marked += nags.len();
+        wins.push(lichess::win(after));
+        before = after;
+    }
+    assert!(marked > 0, "the game has marked moves: {out}");
+    let [white, black] = lichess::accuracy(&wins);
+    for (side, accuracy) in [("white", white), ("black", black)] {
+        let reported = game["summary"][side]["accuracy"].as_f64().unwrap();
+        assert!((reported - accuracy).abs() < 1e-6, "{side}: {reported} against lichess's {accuracy}");
+    }
+    let flat = out.replace('\n', " ");
+    for (side, accuracy) in [("White", white), ("Black", black)] {
+        let summary = format!("{side}: accuracy {:.0}%", accuracy.round());
+        assert!(flat.contains(&summary), "{summary}\n{out}");
+    }
+    // The average loss: the mover's drop in centipawns, each score held to ±1000.
+    let mut losses = [Vec::new(), Vec::new()];
+    let mut before = Ok(15);
+    for (i, &after) in evals.iter().enumerate() {
+        let drop = lichess::ceiled(before) - lichess::ceiled(after);
+        losses[i % 2].push(f64::from(if i % 2 == 0 { drop } else { -drop }.max(0)));
+        before = after;
+    }
+    for (side, losses) in ["white", "black"].iter().zip(losses) {
+        let mean = losses.iter().sum::<f64>() / losses.len() as f64;
+        let reported = game["summary"][side]["average_cp_loss"].as_f64().unwrap();
+        assert!((reported - mean).abs() < 1e-9, "{side}: {reported} against lichess's {mean}");
+    }
+}
+
+/// A real game, reviewed: its opening named from the table (tags and summary), the clocks
+/// read (the time of each move in its comment, the longest thinks and the time left at the
+/// mistakes in the summary, a time strip in the graph), accuracy per phase, and the same
+/// review as JSON, read back.
+#[test]
+fn a_real_game_with_its_opening_clocks_phases_and_json() {
+    let json = json_file("real");
+    let graph = std::env::temp_dir().join(format!("sentinel-review-{}-real.svg", std::process::id()));
+    let args = ["--nodes", "3000", "--quiet", "--json", json.to_str().unwrap(), "--graph", graph.to_str().unwrap()];
+    let (code, out, err) = run(&[&["analyse", clock_example().to_str().unwrap()], &args[..]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(err, "");
+    // The opening, as lichess names 1.c4 g6 2.Nc3 c5 3.g3 Bg7 4.Bg2 Nc6 5.Nf3 d6 6.O-O (the
+    // deepest position of the game that lichess-org/chess-openings names).
+    assert!(out.contains("[ECO \"A37\"]\n"), "{out}");
+    let name = "English Opening: Symmetrical Variation, Three Knights, Fianchetto Variation";
+    let flat = out.replace('\n', " ");
+    assert!(
+        out.contains(&format!("[Opening \"{name}\"]")) && flat.contains(&format!("Opening: A37 {name}, out of")),
+        "{out}"
+    );
+    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(figures["schema"], 1);
+    assert_eq!(figures["formulas"], "lichess");
+    let game = &figures["games"][0];
+    assert_eq!(game["tags"]["White"], "Aronian, Levon");
+    assert_eq!(game["opening"]["eco"], "A37");
+    let book_plies = game["opening"]["book_plies"].as_u64().unwrap() as usize;
+    let left = game["opening"]["left_book"]["move"].as_str().unwrap();
+    assert!(flat.contains(&format!("out of the book with {left}.")), "{left}\n{out}");
+    let moves = game["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 106);
+    assert_eq!(book_plies, 11);
+    assert_eq!(left, "6... e6");
+    assert!(moves[..book_plies].iter().all(|m| m["book"] == true && m["mark"].is_null()));
+    assert_eq!(moves[book_plies]["book"], false);
+    // Lichess's division, worked out again with python-chess: the middlegame from the
+    // position after ply 29, the endgame from ply 92.
+    assert_eq!(game["division"]["middlegame"], 29);
+    assert_eq!(game["division"]["endgame"], 92);
+    assert_eq!((moves[28]["phase"].as_str(), moves[29]["phase"].as_str()), (Some("opening"), Some("middlegame")));
+    assert_eq!(moves[92]["phase"], "endgame");
+    // 40.Rc1 took 13:05 (0:21:47 + the hour of the second period - 1:08:42); 41.Nac5 2:09
+    // (1:08:42 + 30 s - 1:07:03); 39...Rdb5 left Topalov 1:55.
+    assert_eq!(moves[78]["san"], "Rc1");
+    assert_eq!(moves[78]["clock"]["spent"], 785.0);
+    assert_eq!(moves[80]["clock"]["spent"], 129.0);
+    assert_eq!(moves[77]["clock"]["left"], 115.0);
+    let rc1 = after_move(&out, "40. Rc1");
+    assert!(rc1.contains("[%emt 0:13:05]") && rc1.contains("[%clk 1:08:42]"), "{rc1}");
+    // Every move's evaluations, loss and line are there, and read as the PGN says.
+    for (m, (san, _, comment)) in moves.iter().zip(annotated_moves(&out)) {
+        assert_eq!(m["san"], san.as_str());
+        let after = &m["eval_after"];
+        let written = eval_of(&comment).unwrap();
+        let mate = || after["mate"].as_i64().unwrap() as i32;
+        assert_eq!(written, after["cp"].as_i64().map(|cp| cp as i32).ok_or_else(mate));
+        assert!(m["eval_before"].is_object() && m["win_loss"].as_f64().unwrap() >= 0.0, "{m}");
+        assert!(m["best"].is_string() && !m["line"].as_array().unwrap().is_empty(), "{m}");
+    }
+    for side in ["white", "black"] {
+        let summary = &game["summary"][side];
+        let phases = &summary["phases"];
+        for phase in ["opening", "middlegame", "endgame"] {
+            let accuracy = phases[phase].as_f64().unwrap();
+            assert!((0.0..=100.0).contains(&accuracy), "{side} {phase}: {accuracy}");
+        }
+        let thinks = summary["longest_thinks"].as_array().unwrap();
+        assert_eq!(thinks.len(), 3);
+        assert!(thinks[0]["seconds"].as_f64() >= thinks[2]["seconds"].as_f64());
+    }
+    // White's longest thinks: 44.Qa4, 15:00 (0:51:58 + 30 s - 0:37:28), 21.Qb1, 14:36
+    // (1:27:44 - 1:13:08) and 45.Qxe4, 14:34.
+    let thinks: Vec<(&str, f64)> = game["summary"]["white"]["longest_thinks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["move"].as_str().unwrap(), t["seconds"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(thinks, [("44. Qa4", 900.0), ("21. Qb1", 876.0), ("45. Qxe4", 874.0)]);
+    let white = out.split("White: accuracy").nth(1).unwrap().split("Black:").next().unwrap().replace('\n', " ");
+    assert!(white.contains("(opening ") && white.contains("middlegame ") && white.contains("endgame "), "{white}");
+    // The moves carry their marks there (`45. Qxe4? 14:34`); without them:
+    let unmarked = white.replace(['?', '!'], "");
+    assert!(unmarked.contains("longest thinks 44. Qa4 15:00, 21. Qb1 14:36, 45. Qxe4 14:34"), "{white}");
+    let svg = std::fs::read_to_string(&graph).unwrap();
+    assert!(svg.contains("Time per move (longest 15:00)") && svg.contains("<title>44. Qa4 15:00</title>"), "{svg}");
+}
+
+/// What cannot be read is said and the rest reviewed: a broken clock is a warning (the game
+/// is reviewed without that move's time), a game without moves is skipped, a game from a
+/// set-up position has no opening.
+#[test]
+fn broken_clocks_empty_games_and_unknown_openings() {
+    let text = "[Event \"Broken clock\"]\n[TimeControl \"60+0\"]\n\n1. e4 {[%clk 0:00:59]} e5 {[%clk 0:6x:00]} \
+                2. Qh5 {[%clk 0:00:50]} Nc6 {[%clk 0:00:40]} 3. Qxe5+ {[%clk 0:00:45} Nxe5 0-1\n\n\
+                [Event \"Empty\"]\n[Result \"*\"]\n\n*\n\n\
+                [Event \"Set up\"]\n[SetUp \"1\"]\n[FEN \"6k1/p4ppp/8/8/8/8/5PPP/3R2K1 b - - 0 1\"]\n\n1... a6 2. Rd8# 1-0\n";
+    let games = file("bad-input.pgn", text);
+    let json = json_file("bad-input");
+    let (code, out, err) =
+        run(&["analyse", games.to_str().unwrap(), "--nodes", "2000", "--quiet", "--json", json.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "the empty game is skipped: {err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    assert!(lines[0].ends_with("game 1 (from line 1): move 1...: '[%clk 0:6x:00]' is not a clock time (H:MM:SS); the move's time is left out"), "{err}");
+    assert!(lines[1].contains("game 1 (from line 1): move 3.: '[%clk 0:00:45' is not a clock time"), "{err}");
+    assert!(lines[2].ends_with("game 2 (from line 6): the game has no moves to review; skipped"), "{err}");
+    assert!(!err.contains("panicked"));
+    assert_eq!(main_line(&out), ["e4", "e5", "Qh5", "Nc6", "Qxe5+", "Nxe5", "a6", "Rd8#"]);
+    // The readable clocks still give their times: 2.Qh5 took 9 s, 2...Nc6 has no time before it.
+    let movetext = &out[out.find("blunders.}").unwrap()..];
+    assert!(after_move(movetext, "Qh5").contains("[%emt 0:00:09]"), "{out}");
+    assert!(!after_move(movetext, "Nc6").contains("[%emt"), "{out}");
+    assert!(out.replace('\n', " ").contains("longest thinks 2. Qh5 9 s, 1. e4 1 s."), "{out}");
+    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let games = figures["games"].as_array().unwrap();
+    assert_eq!((games.len(), &games[0]["number"], &games[1]["number"]), (2, &1.into(), &3.into()));
+    assert!(games[0]["moves"][1]["clock"].is_null() && games[0]["moves"][3]["clock"]["spent"].is_null());
+    // The set-up game has no opening: no ECO tag, nothing in the summary.
+    assert!(games[1]["opening"].is_null());
+    let set_up = &out[out.find("[Event \"Set up\"]").unwrap()..];
+    assert!(!set_up.contains("[ECO ") && !set_up.contains("Opening:"), "{set_up}");
+}
+
+#[test]
+fn sentinel_marks_stay_behind_an_option() {
+    let games = file("sentinel-marks.pgn", QUEEN_DROP);
+    let (code, out, err) =
+        run(&["analyse", games.to_str().unwrap(), "--nodes", "20000", "--quiet", "--marks", "sentinel"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("Sentinel's win model.") && after_move(&out, "Qxe5+").starts_with("$4"), "{out}");
+    let (code, _, err) = run(&["analyse", games.to_str().unwrap(), "--marks", "stockfish"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--marks") && err.contains("lichess"), "{err}");
 }

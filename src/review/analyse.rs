@@ -1,9 +1,12 @@
 //! `sentinel analyse`: the games of a PGN text reviewed one after the other and written back as
-//! PGN as each is done, with progress on stderr and a graph per game. A game the reader cannot
-//! read is reported with its number and line and skipped; the others are reviewed.
+//! PGN as each is done, with progress on stderr, a graph per game and the figures of all as
+//! JSON. A game the reader cannot read, or one without moves, is reported with its number and
+//! line and skipped; the others are reviewed. What a game has that cannot be read but does
+//! not stop its review (a broken clock) is reported as a warning.
 
+use super::eco::Openings;
 use super::game::{self, Plan, Settings};
-use super::graph;
+use super::{graph, json};
 use crate::notation::pgn::{PgnGame, PgnReader, write_annotated};
 use crate::quote::{MESSAGE_LIMIT, excerpt};
 use std::io::{IsTerminal, Write};
@@ -14,34 +17,41 @@ pub struct Output<'a> {
     pub games: &'a mut dyn Write,
     /// `FILE.svg`: the graph of the only game, or `FILE-N.svg` for game N of several.
     pub graph: Option<&'a str>,
+    /// The figures of every game, as JSON.
+    pub json: Option<&'a str>,
     pub quiet: bool,
 }
 
 /// Why a review ended early.
 #[derive(Debug)]
 pub enum Error {
-    /// Nothing to review, or a graph that could not be written: the message says which.
+    /// Nothing to review, or a graph or JSON file that could not be written: the message says
+    /// which.
     Input(String),
     /// The reviewed games could not be written.
     Write(std::io::Error),
 }
 
-/// The games of `text` that can be reviewed, numbered from 1 among all of its games, with
-/// their plans; `skipped` is called with the number, first line and reason of every other.
-/// The text is read again for the review rather than keeping every game's positions.
+/// The games of `text` that can be reviewed, numbered from 1 among all of its games, with the
+/// line each starts on and their plans; `skipped` is called with the number, first line and
+/// reason of every other. The text is read again for the review rather than keeping every
+/// game's positions.
 fn plans<'a>(
     text: &'a str,
     settings: &'a Settings,
+    openings: &'a Openings,
     mut skipped: impl FnMut(usize, usize, String) + 'a,
-) -> impl Iterator<Item = (usize, PgnGame, Plan)> + 'a {
+) -> impl Iterator<Item = (usize, usize, PgnGame, Plan)> + 'a {
     let mut reader = PgnReader::recovering(text);
     let mut number = 0;
     std::iter::from_fn(move || {
         loop {
             let game = reader.next()?;
             number += 1;
-            match game.map_err(|e| e.to_string()).and_then(|game| Ok((Plan::new(&game, settings)?, game))) {
-                Ok((plan, game)) => return Some((number, game, plan)),
+            let planned =
+                game.map_err(|e| e.to_string()).and_then(|game| Ok((Plan::new(&game, settings, openings)?, game)));
+            match planned {
+                Ok((plan, game)) => return Some((number, reader.game_line(), game, plan)),
                 Err(message) => skipped(number, reader.game_line(), message),
             }
         }
@@ -59,8 +69,13 @@ pub fn run(name: &str, text: &str, settings: &Settings, output: Output) -> Resul
         eprintln!("sentinel: {name}: game {number} (from line {line}): {message}; skipped");
         skipped += 1;
     };
-    for (_, _, plan) in plans(text, settings, report) {
+    let openings = Openings::built_in();
+    for (number, line, _, plan) in plans(text, settings, &openings, report) {
         (games, positions) = (games + 1, positions + plan.positions());
+        for warning in plan.warnings() {
+            let warning = excerpt(warning, MESSAGE_LIMIT);
+            eprintln!("sentinel: {name}: game {number} (from line {line}): {warning}");
+        }
     }
     if games == 0 {
         return Err(Error::Input(match skipped {
@@ -71,12 +86,14 @@ pub fn run(name: &str, text: &str, settings: &Settings, output: Output) -> Resul
     let single = games + skipped == 1;
     let mut progress = Progress::new(positions, games, output.quiet);
     let mut searcher = settings.effort.searcher();
-    for (index, (number, game, plan)) in plans(text, settings, |_, _, _| {}).enumerate() {
+    let mut figures = Vec::new();
+    for (index, (number, _, game, plan)) in plans(text, settings, &openings, |_, _, _| {}).enumerate() {
         searcher.clear();
         progress.game = index + 1;
         let review = game::review(&game, &plan, settings, &mut searcher, || progress.searched());
         let summary = game::summary_comment(&review, &settings.effort);
-        let text = write_annotated(&game::annotated_game(&game), &game::notes(&review, summary));
+        let annotated = game::annotated_game(&game, &review, plan.has_clocks());
+        let text = write_annotated(&annotated, &game::notes(&review, summary));
         if index > 0 {
             output.games.write_all(b"\n").map_err(Error::Write)?;
         }
@@ -86,6 +103,14 @@ pub fn run(name: &str, text: &str, settings: &Settings, output: Output) -> Resul
             std::fs::write(&path, graph::svg(&headline(&game), &review))
                 .map_err(|e| Error::Input(format!("cannot write {path}: {e}")))?;
         }
+        if output.json.is_some() {
+            figures.push(json::game(number, &game, &review));
+        }
+    }
+    if let Some(path) = output.json {
+        let document = json::document(&settings.effort, settings.marks.name(), figures);
+        let text = serde_json::to_string_pretty(&document).map_err(|e| Error::Input(e.to_string()))? + "\n";
+        std::fs::write(path, text).map_err(|e| Error::Input(format!("cannot write {path}: {e}")))?;
     }
     progress.finish();
     Ok(skipped)
