@@ -75,6 +75,7 @@ impl Uci<'_> {
                 Kind::Spin { default, min, max } => format!("spin default {default} min {min} max {max}"),
                 Kind::Check { default } => format!("check default {default}"),
                 Kind::Button => "button".to_string(),
+                Kind::String { default: "" } => "string default <empty>".to_string(),
                 Kind::String { default } => format!("string default {default}"),
             };
             self.out.send(format!("option name {} type {kind}", spec.name));
@@ -474,7 +475,11 @@ fn author() -> &'static str {
     if authors.is_empty() { "the Sentinel developers" } else { authors.split(':').next().unwrap_or(authors) }
 }
 
-/// `info depth .. seldepth .. multipv .. score .. [wdl ..] nodes .. nps .. hashfull .. tbhits .. time .. pv ..`
+/// `info depth .. seldepth .. multipv .. score .. [wdl ..] [lowerbound|upperbound] nodes .. nps ..
+/// hashfull .. tbhits .. time .. pv ..`. The win/draw/loss figures come straight after the score
+/// and before its bound, as Stockfish writes them: En Croissant's parser reads a score as `cp`
+/// or `mate`, then `wdl`, then the bound, and takes anything else after a bound for an unknown
+/// field that runs to the end of the line, losing the variation.
 pub fn info_line(engine: &Engine, info: &Info) -> String {
     let score = match info.score {
         Score::Centipawns(cp) => format!("cp {cp}"),
@@ -491,7 +496,7 @@ pub fn info_line(engine: &Engine, info: &Info) -> String {
         String::new()
     };
     let mut line = format!(
-        "info depth {} seldepth {} multipv {} score {score}{bound}{wdl} nodes {} nps {} hashfull {} tbhits {} time {}",
+        "info depth {} seldepth {} multipv {} score {score}{wdl}{bound} nodes {} nps {} hashfull {} tbhits {} time {}",
         info.depth,
         info.seldepth,
         info.multipv,
@@ -586,6 +591,13 @@ mod tests {
         assert_eq!(
             info_line(&engine, &info),
             "info depth 5 seldepth 9 multipv 1 score mate -3 upperbound nodes 5000 nps 10000 hashfull 12 tbhits 0 time 500 pv e2e4"
+        );
+        // With UCI_ShowWDL, the figures come between the score and its bound.
+        let mut engine = engine;
+        engine.execute(EngineCommand::set_option("UCI_ShowWDL", Some("true".to_string())).unwrap()).unwrap();
+        assert_eq!(
+            info_line(&engine, &info),
+            "info depth 5 seldepth 9 multipv 1 score mate -3 wdl 0 0 1000 upperbound nodes 5000 nps 10000 hashfull 12 tbhits 0 time 500 pv e2e4"
         );
         assert_eq!(best_move_line(&engine, None, None), "bestmove 0000");
         assert_eq!(best_move_line(&engine, Some(e2e4), Some(e2e4)), "bestmove e2e4 ponder e2e4");
