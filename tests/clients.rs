@@ -110,7 +110,12 @@ fn lichess_bot_through_python_chess() {
     let held = engine.lines_for(Duration::from_millis(500));
     engine.check(held.iter().all(|l| !l.starts_with("bestmove")), "no bestmove while pondering");
     engine.send("ponderhit");
-    let (best, _, _) = bestmove(&mut engine);
+    let (best, _, lines) = bestmove(&mut engine);
+    // python-chess reads no info line that came while it pondered: the score it reports for
+    // this move (and lichess-bot's chat with it) is in what comes after ponderhit. The depth 5
+    // search ended in the half second before, so those are its last lines sent again.
+    let scored = lines.iter().any(|l| l.starts_with("info ") && l.contains(" score ") && l.contains(" wdl "));
+    engine.check(scored, "the pondered search's score after ponderhit");
     engine.send(pondered);
     let legal = legal_moves(&mut engine);
     engine.check(legal.contains(&best), "the move after ponderhit is legal");

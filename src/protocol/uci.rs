@@ -18,6 +18,11 @@ struct Pending {
     hold: bool,
     /// The bestmove line of a search that ended while held.
     held: Option<String>,
+    /// The last info line with a variation of each line (by multipv) of a held search: a
+    /// pondering search that ends before `ponderhit` sends them again with its bestmove.
+    /// python-chess, and so lichess-bot, reads no info line that came while it pondered, and
+    /// had no score for the move otherwise.
+    last_infos: Vec<String>,
 }
 
 struct Uci<'a> {
@@ -110,12 +115,24 @@ impl Uci<'_> {
     }
 
     /// `stop`, `ponderhit`, or a command that ends the search anyway: every bestmove still
-    /// to come is printed when it arrives, and any already held goes out now.
+    /// to come is printed when it arrives, and any already held goes out now (after its last
+    /// info lines again, on `ponderhit`).
     fn release_all(&mut self) {
+        self.release(false);
+    }
+
+    fn release(&mut self, ponderhit: bool) {
         let mut still_running = Vec::new();
         for mut pending in std::mem::take(&mut self.pending) {
             match pending.held.take() {
-                Some(line) => self.out.send(line),
+                Some(line) => {
+                    if ponderhit {
+                        for info in pending.last_infos.drain(..).filter(|line| !line.is_empty()) {
+                            self.out.send(info);
+                        }
+                    }
+                    self.out.send(line);
+                }
                 None => {
                     pending.hold = false;
                     still_running.push(pending);
@@ -200,7 +217,7 @@ impl Uci<'_> {
         }
         let hold = limits.infinite || limits.ponder;
         if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
-            self.pending.push(Pending { id, hold, held: None });
+            self.pending.push(Pending { id, hold, held: None, last_infos: Vec::new() });
         }
     }
 }
@@ -285,7 +302,7 @@ impl Protocol for Uci<'_> {
             }
             "ponderhit" => {
                 self.execute(EngineCommand::PonderHit);
-                self.release_all();
+                self.release(true);
             }
             // Stockfish's commands for a person at the console.
             "d" => {
@@ -342,7 +359,18 @@ impl Protocol for Uci<'_> {
             return;
         };
         match report {
-            Report::Info(info) => self.out.send(info_line(&self.engine, &info)),
+            Report::Info(info) => {
+                let line = info_line(&self.engine, &info);
+                let pending = &mut self.pending[index];
+                if pending.hold && !info.pv.is_empty() {
+                    let slot = info.multipv.saturating_sub(1);
+                    if pending.last_infos.len() <= slot {
+                        pending.last_infos.resize(slot + 1, String::new());
+                    }
+                    pending.last_infos[slot] = line.clone();
+                }
+                self.out.send(line);
+            }
             Report::CurrMove { depth, mv, number } => self.out.send(currmove_line(&self.engine, depth, mv, number)),
             Report::BestMove { best, ponder } => {
                 let line = best_move_line(&self.engine, best, ponder);
