@@ -278,9 +278,10 @@ fn en_croissant_reads(line: &str) -> bool {
     words.get(i).is_none_or(|w| known.contains(w))
 }
 
-/// En Croissant: its settings read every `option` line through the same grammar, which needs a
-/// word after `default`; analysis sends `position fen`, the MultiPV and UCI_ShowWDL, and `go
-/// infinite`, and gathers the lines of each depth from multipv 1 up, skipping bounds.
+/// En Croissant: its settings read every `option` line through the same grammar (a string
+/// default is a word, `<empty>` for none, as Stockfish writes it); analysis sends `position
+/// fen`, the MultiPV and UCI_ShowWDL, and `go infinite`, and gathers the lines of each depth
+/// from multipv 1 up, skipping bounds.
 #[test]
 fn en_croissant_reads_every_option_and_info_line() {
     let mut engine = Engine::start();

@@ -27,8 +27,8 @@ pub enum Kind {
     /// An action without a value.
     Button,
     /// Text, such as a path. UCI writes an empty default as `<empty>`, as Stockfish writes its
-    /// own: nothing after `default` leaves a trailing space, or a line that En Croissant's
-    /// parser refuses, dropping the option. `<empty>` given as a value means none.
+    /// own (nothing after `default` leaves a space at the end of the line); `<empty>` given
+    /// as a value means none.
     String {
         default: &'static str,
     },
