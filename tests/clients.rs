@@ -217,6 +217,69 @@ fn scid_fallback_lines_after_uci_leave_uci_working() {
     bestmove(&mut engine);
 }
 
+/// Scid over XBoard (its protocol choice "xboard", or the fallback): `xboard`, `protover 2`, an
+/// `accepted` or `rejected` for every feature (it rejects `analyze` and then sends it anyway),
+/// `new`, `force`, `post`, `easy`, `ping 1`; then `setboard`, `force`, the moves with `usermove`
+/// and `analyze`, whose thinking lines it reads with a regular expression; `exit` to stop.
+#[test]
+fn scid_over_xboard() {
+    let mut engine = Engine::start();
+    engine.send("xboard");
+    engine.send("protover 2");
+    let lines = engine.expect("feature done=1", |l| l.contains("done=1"));
+    let mut features = Vec::new();
+    for line in lines.iter().filter(|l| l.starts_with("feature ")) {
+        let mut rest = &line["feature ".len()..];
+        while let Some(eq) = rest.find('=') {
+            let name = rest[..eq].trim().to_string();
+            let value = &rest[eq + 1..];
+            let end = if let Some(quoted) = value.strip_prefix('"') {
+                quoted.find('"').map_or(value.len(), |e| e + 2)
+            } else {
+                value.find(' ').unwrap_or(value.len())
+            };
+            features.push(name);
+            rest = &value[end..];
+        }
+    }
+    // ::xboard::parseline accepts these and rejects the rest; it answers nothing to `option`.
+    let scid_takes =
+        ["done", "ping", "setboard", "san", "usermove", "nps", "time", "reuse", "memory", "smp", "variants", "name"];
+    for name in features.iter().filter(|name| *name != "option") {
+        let taken = scid_takes.contains(&name.as_str()) || ["myname", "egt"].contains(&name.as_str());
+        engine.send(&format!("{} {name}", if taken { "accepted" } else { "rejected" }));
+    }
+    for line in ["new", "force", "post", "easy", "ping 1"] {
+        engine.send(line);
+    }
+    let lines = engine.expect_line("pong 1");
+    engine.check(lines.iter().all(|l| !l.starts_with("Error")), "Scid's answers to the features are taken");
+    for line in [
+        "setboard r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        "force",
+        "usermove f1c4",
+        "analyze",
+    ] {
+        engine.send(line);
+    }
+    let lines = engine.lines_for(Duration::from_millis(1000));
+    // ::xboard::parseline: `^\s*(\d+)\s+(-\d+|\d+)\s+(\d+)\s+(\d+)\s+(.*)$`.
+    let read = lines
+        .iter()
+        .filter(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words.len() >= 5 && words[..4].iter().all(|w| w.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()))
+        })
+        .count();
+    engine.check(read >= 3, "Scid reads the thinking lines");
+    engine.check(lines.iter().all(|l| !l.starts_with("move ")), "analyze plays no move");
+    engine.send("exit");
+    engine.send("ping 2");
+    let lines = engine.expect_line("pong 2");
+    engine.check(lines.iter().all(|l| !l.starts_with("move ")), "exit leaves analysis without a move");
+    lines_are_clean(&engine);
+}
+
 /// Nibbler (files/src/renderer/90_engine.js): it sets UCI_Chess960 as soon as it reads the
 /// option's declaration, before `uciok`; then sends positions in Chess960 form, the standard
 /// start with Shredder castling rights (`AHah`) and castling as king takes rook (`e1h1`), and

@@ -29,6 +29,14 @@ else
     tail -n 20 "$work/scid.txt"
 fi
 
+echo "== the same, Scid's protocol set to XBoard"
+if tclsh tools/scid-analyse.tcl "$engine" 2 xboard >"$work/scid-xboard.txt" 2>&1; then
+    tail -n 1 "$work/scid-xboard.txt"
+else
+    failed=1
+    tail -n 20 "$work/scid-xboard.txt"
+fi
+
 echo "== pgn-extract -r on the review of docs/review-example.pgn and a game with clocks"
 cp docs/review-example.pgn "$work/games.pgn"
 cat >>"$work/games.pgn" <<'PGN'
