@@ -103,6 +103,13 @@ fn lichess_bot_through_python_chess() {
     let legal = legal_moves(&mut engine);
     engine.check(legal.contains(&best), "a legal first move");
 
+    // go_commands' movetime beside a clock with less on it: the clock wins.
+    engine.send("position startpos moves e2e4 e7e5");
+    let start = Instant::now();
+    engine.send("go wtime 2000 btime 60000 winc 0 binc 0 movetime 5000");
+    bestmove(&mut engine);
+    engine.check(start.elapsed() < Duration::from_millis(1900), "a movetime that oversteps the clock");
+
     // Pondering on the move it expects; the opponent plays it: ponderhit.
     let pondered = "position startpos moves e2e4 e7e5 g1f3 b8c6";
     engine.send(pondered);
