@@ -485,7 +485,9 @@ fn run_analyse(
 /// `epd`: each line a test; a line that is not one is reported and skipped, and makes the exit
 /// status 1.
 fn run_epd(file: &str, effort: &Effort) -> Result<ExitCode, Failure> {
-    let text = read_text(file, MAX_SUITE_BYTES)?;
+    // Old suites carry comments in Latin-1: a byte that is not UTF-8 spoils its line at most.
+    let bytes = read_bytes(file, MAX_SUITE_BYTES)?;
+    let text = String::from_utf8_lossy(&bytes);
     let mut tests = Vec::new();
     let mut skipped = 0;
     for (index, line) in text.lines().enumerate() {
@@ -545,6 +547,10 @@ fn run_perft_suite(file: &str, max_depth: Option<u32>, chess960: bool) -> Result
 /// A text file of at most `limit` bytes: a larger one, or one that is not UTF-8, is an error
 /// naming the file, never a read without end (`/dev/zero`) or a panic.
 fn read_text(file: &str, limit: u64) -> Result<String, String> {
+    String::from_utf8(read_bytes(file, limit)?).map_err(|e| format!("cannot read {file}: {e}"))
+}
+
+fn read_bytes(file: &str, limit: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let cannot = |e: &dyn std::fmt::Display| format!("cannot read {file}: {e}");
     let mut bytes = Vec::new();
@@ -552,7 +558,7 @@ fn read_text(file: &str, limit: u64) -> Result<String, String> {
     if bytes.len() as u64 > limit {
         return Err(cannot(&format!("larger than {} MiB", limit >> 20)));
     }
-    String::from_utf8(bytes).map_err(|e| cannot(&e))
+    Ok(bytes)
 }
 
 fn report_speed(nodes: u64, start: Instant) {

@@ -68,15 +68,15 @@ fn handshake_lists_identity_options_then_uciok() {
         "option name Clear Hash type button".to_string(),
         "option name Ponder type check default false".to_string(),
         "option name MultiPV type spin default 1 min 1 max 256".to_string(),
-        "option name SyzygyPath type string default ".to_string(),
+        "option name SyzygyPath type string default <empty>".to_string(),
         "option name SyzygyProbeDepth type spin default 1 min 1 max 100".to_string(),
         "option name Syzygy50MoveRule type check default true".to_string(),
         "option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_string(),
         "option name OwnBook type check default false".to_string(),
-        "option name BookFile type string default ".to_string(),
+        "option name BookFile type string default <empty>".to_string(),
         "option name BookDepth type spin default 255 min 1 max 1000".to_string(),
         "option name Use NNUE type check default true".to_string(),
-        "option name EvalFile type string default ".to_string(),
+        "option name EvalFile type string default <empty>".to_string(),
         "option name UCI_ShowWDL type check default false".to_string(),
         "option name UCI_AnalyseMode type check default false".to_string(),
         "option name UCI_LimitStrength type check default false".to_string(),
@@ -89,11 +89,12 @@ fn handshake_lists_identity_options_then_uciok() {
     engine.check(lines.len() == expected.len(), "handshake has the wrong number of lines");
     for (line, start) in lines.iter().zip(&expected) {
         engine.check(line.starts_with(start.as_str()), &format!("'{line}' should start with '{start}'"));
-        // An empty default is nothing after `default`, as Stockfish writes it: PyChess shows
-        // the `<empty>` of the UCI specification as that text.
+        // An empty default is `<empty>`, as Stockfish writes it: nothing after `default`
+        // leaves a space at the end of the line, which clients comparing lines trip on.
         if line.contains(" type string default ") {
-            engine.check(line == start, &format!("'{line}' should have an empty default"));
+            engine.check(line == start, &format!("'{line}' should have the default '<empty>'"));
         }
+        engine.check(line.trim_end() == line, &format!("'{line}' ends with a space"));
     }
     engine.send("isready");
     engine.expect_line("readyok");

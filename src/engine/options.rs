@@ -26,9 +26,9 @@ pub enum Kind {
     },
     /// An action without a value.
     Button,
-    /// Text, such as a path. An empty default is written as nothing after `default`, as
-    /// Stockfish writes its own (PyChess shows the UCI specification's `<empty>` as that text);
-    /// `<empty>` given as a value still means none.
+    /// Text, such as a path. UCI writes an empty default as `<empty>`, as Stockfish writes its
+    /// own (nothing after `default` leaves a space at the end of the line); `<empty>` given
+    /// as a value means none.
     String {
         default: &'static str,
     },

@@ -18,6 +18,11 @@ struct Pending {
     hold: bool,
     /// The bestmove line of a search that ended while held.
     held: Option<String>,
+    /// The last info line with a variation of each line (by multipv) of a held search: a
+    /// pondering search that ends before `ponderhit` sends them again with its bestmove.
+    /// python-chess, and so lichess-bot, reads no info line that came while it pondered, and
+    /// had no score for the move otherwise.
+    last_infos: Vec<String>,
 }
 
 struct Uci<'a> {
@@ -75,6 +80,7 @@ impl Uci<'_> {
                 Kind::Spin { default, min, max } => format!("spin default {default} min {min} max {max}"),
                 Kind::Check { default } => format!("check default {default}"),
                 Kind::Button => "button".to_string(),
+                Kind::String { default: "" } => "string default <empty>".to_string(),
                 Kind::String { default } => format!("string default {default}"),
             };
             self.out.send(format!("option name {} type {kind}", spec.name));
@@ -109,12 +115,24 @@ impl Uci<'_> {
     }
 
     /// `stop`, `ponderhit`, or a command that ends the search anyway: every bestmove still
-    /// to come is printed when it arrives, and any already held goes out now.
+    /// to come is printed when it arrives, and any already held goes out now (after its last
+    /// info lines again, on `ponderhit`).
     fn release_all(&mut self) {
+        self.release(false);
+    }
+
+    fn release(&mut self, ponderhit: bool) {
         let mut still_running = Vec::new();
         for mut pending in std::mem::take(&mut self.pending) {
             match pending.held.take() {
-                Some(line) => self.out.send(line),
+                Some(line) => {
+                    if ponderhit {
+                        for info in pending.last_infos.drain(..).filter(|line| !line.is_empty()) {
+                            self.out.send(info);
+                        }
+                    }
+                    self.out.send(line);
+                }
                 None => {
                     pending.hold = false;
                     still_running.push(pending);
@@ -199,7 +217,7 @@ impl Uci<'_> {
         }
         let hold = limits.infinite || limits.ponder;
         if let Some(Outcome::Searching(id)) = self.execute(EngineCommand::Go(limits)) {
-            self.pending.push(Pending { id, hold, held: None });
+            self.pending.push(Pending { id, hold, held: None, last_infos: Vec::new() });
         }
     }
 }
@@ -284,7 +302,7 @@ impl Protocol for Uci<'_> {
             }
             "ponderhit" => {
                 self.execute(EngineCommand::PonderHit);
-                self.release_all();
+                self.release(true);
             }
             // Stockfish's commands for a person at the console.
             "d" => {
@@ -341,7 +359,18 @@ impl Protocol for Uci<'_> {
             return;
         };
         match report {
-            Report::Info(info) => self.out.send(info_line(&self.engine, &info)),
+            Report::Info(info) => {
+                let line = info_line(&self.engine, &info);
+                let pending = &mut self.pending[index];
+                if pending.hold && !info.pv.is_empty() {
+                    let slot = info.multipv.saturating_sub(1);
+                    if pending.last_infos.len() <= slot {
+                        pending.last_infos.resize(slot + 1, String::new());
+                    }
+                    pending.last_infos[slot] = line.clone();
+                }
+                self.out.send(line);
+            }
             Report::CurrMove { depth, mv, number } => self.out.send(currmove_line(&self.engine, depth, mv, number)),
             Report::BestMove { best, ponder } => {
                 let line = best_move_line(&self.engine, best, ponder);
@@ -454,6 +483,14 @@ fn parse_go(args: &str, engine: &Engine) -> (Limits, Vec<String>) {
         });
         limits.clock = Some(Clock { remaining, increment: inc[us].unwrap_or_default(), moves_to_go });
     }
+    // A clock and a time per move in one `go` (lichess-bot's `go_commands: movetime` beside its
+    // clocks): the search spends a `movetime` in full, so it may not be more than the clock
+    // can give. It gets at most half of what is left after the move overhead, the time
+    // manager's own ceiling, and never loses on time for the sake of the time per move.
+    if let (Some(movetime), Some(clock)) = (limits.movetime, limits.clock) {
+        let ceiling = clock.remaining.saturating_sub(engine.settings().move_overhead) / 2;
+        limits.movetime = Some(movetime.min(ceiling).max(Duration::from_millis(1)));
+    }
     let unlimited = limits.depth.is_none()
         && limits.nodes.is_none()
         && limits.mate.is_none()
@@ -474,7 +511,11 @@ fn author() -> &'static str {
     if authors.is_empty() { "the Sentinel developers" } else { authors.split(':').next().unwrap_or(authors) }
 }
 
-/// `info depth .. seldepth .. multipv .. score .. [wdl ..] nodes .. nps .. hashfull .. tbhits .. time .. pv ..`
+/// `info depth .. seldepth .. multipv .. score .. [wdl ..] [lowerbound|upperbound] nodes .. nps ..
+/// hashfull .. tbhits .. time .. pv ..`. The win/draw/loss figures come straight after the score
+/// and before its bound, as Stockfish writes them: En Croissant's parser reads a score as `cp`
+/// or `mate`, then `wdl`, then the bound, and takes anything else after a bound for an unknown
+/// field that runs to the end of the line, losing the variation.
 pub fn info_line(engine: &Engine, info: &Info) -> String {
     let score = match info.score {
         Score::Centipawns(cp) => format!("cp {cp}"),
@@ -491,7 +532,7 @@ pub fn info_line(engine: &Engine, info: &Info) -> String {
         String::new()
     };
     let mut line = format!(
-        "info depth {} seldepth {} multipv {} score {score}{bound}{wdl} nodes {} nps {} hashfull {} tbhits {} time {}",
+        "info depth {} seldepth {} multipv {} score {score}{wdl}{bound} nodes {} nps {} hashfull {} tbhits {} time {}",
         info.depth,
         info.seldepth,
         info.multipv,
@@ -553,6 +594,18 @@ mod tests {
     }
 
     #[test]
+    fn a_time_per_move_does_not_overstep_the_clock() {
+        let engine = engine();
+        let overhead = engine.settings().move_overhead.as_millis() as u64;
+        let (limits, _) = parse_go("wtime 2000 btime 60000 movetime 5000", &engine);
+        assert_eq!(limits.movetime, Some(Duration::from_millis((2000 - overhead) / 2)));
+        let (limits, _) = parse_go("wtime 60000 btime 60000 winc 1000 binc 1000 movetime 1000", &engine);
+        assert_eq!(limits.movetime, Some(Duration::from_millis(1000)));
+        let (limits, _) = parse_go("wtime 0 btime 60000 movetime 1000", &engine);
+        assert_eq!(limits.movetime, Some(Duration::from_millis(1)));
+    }
+
+    #[test]
     fn go_arguments() {
         let engine = engine();
         let (limits, errors) = parse_go("searchmoves e2e4 d2d4 e2e5 depth 7 nodes 1000 mate 3 movetime 250", &engine);
@@ -587,6 +640,13 @@ mod tests {
         assert_eq!(
             info_line(&engine, &info),
             "info depth 5 seldepth 9 multipv 1 score mate -3 upperbound nodes 5000 nps 10000 hashfull 12 tbhits 0 time 500 pv e2e4"
+        );
+        // With UCI_ShowWDL, the figures come between the score and its bound.
+        let mut engine = engine;
+        engine.execute(EngineCommand::set_option("UCI_ShowWDL", Some("true".to_string())).unwrap()).unwrap();
+        assert_eq!(
+            info_line(&engine, &info),
+            "info depth 5 seldepth 9 multipv 1 score mate -3 wdl 0 0 1000 upperbound nodes 5000 nps 10000 hashfull 12 tbhits 0 time 500 pv e2e4"
         );
         assert_eq!(best_move_line(&engine, None, None), "bestmove 0000");
         assert_eq!(best_move_line(&engine, Some(e2e4), Some(e2e4)), "bestmove e2e4 ponder e2e4");

@@ -337,7 +337,14 @@ impl<'a> XBoard<'a> {
             // unlike UCI's `go movetime`, which is spent in full.
             (TimeControl::PerMove(time), None) => {
                 let overhead = self.engine.settings().move_overhead;
-                limits.movetime = Some(time.saturating_sub(spent + overhead).max(Duration::from_millis(1)));
+                let mut movetime = time.saturating_sub(spent + overhead);
+                // A GUI that keeps a clock beside `st` and says it holds less than `st` (`time`)
+                // is believed: the move gets at most half of what that clock holds after the
+                // overhead, as a UCI `movetime` beside a clock does.
+                if let Some(clock) = self.game.our_time.filter(|&clock| clock < time) {
+                    movetime = movetime.min(clock.saturating_sub(spent + overhead) / 2);
+                }
+                limits.movetime = Some(movetime.max(Duration::from_millis(1)));
             }
             (TimeControl::PerMove(time), Some(nps)) => limits.nodes = Some(nodes_for(time, nps)),
             (TimeControl::Level { .. } | TimeControl::NoClock, nps) => {
@@ -912,6 +919,11 @@ mod tests {
         let remaining = xboard.move_limits(spent).clock.map(|clock| clock.remaining);
         assert_eq!(remaining, Some(Duration::from_millis(59_750)));
         xboard.command("st 2");
+        assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(1740)));
+        // A clock beside `st` that holds less than it: half of what it holds.
+        xboard.command("time 150");
+        assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(620)));
+        xboard.command("time 200");
         assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(1740)));
     }
 

@@ -7,7 +7,7 @@
 use super::{Effort, Searched, search};
 use crate::board::{Board, Move};
 use crate::notation::epd::EpdRecord;
-use crate::notation::san::{parse_move_text, to_san};
+use crate::notation::san::{SanError, parse_move_text, to_san};
 use crate::search::{Info, Limits, Score, Searcher};
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -30,17 +30,28 @@ impl Test {
     /// The test of suite line number `number`, None for a blank line or a comment (`#` or
     /// `%`), or why the line cannot be a test.
     pub fn parse(line: &str, number: usize) -> Result<Option<Test>, String> {
-        let line = line.trim();
+        // A line of nothing but spaces, a CR or a NUL byte (which some collections end their
+        // lines with) is blank.
+        let line = line.trim_matches(|c: char| c.is_whitespace() || c.is_control() || c == '\u{feff}');
         if line.is_empty() || line.starts_with('#') || line.starts_with('%') {
             return Ok(None);
         }
         let record = EpdRecord::parse(line).map_err(|e| e.to_string())?;
         let moves = |opcode: &str| -> Result<Vec<Move>, String> {
-            let operands = record.operands(opcode).unwrap_or_default();
-            operands
-                .iter()
-                .map(|text| parse_move_text(&record.board, text).map_err(|e| format!("{opcode}: {e}")))
-                .collect()
+            let mut moves = Vec::new();
+            for text in record.moves(opcode) {
+                match parse_move_text(&record.board, &text) {
+                    Ok(mv) => moves.push(mv),
+                    // A move to avoid written ambiguously (Chess-EPDs' CCR test has `am Ne5`
+                    // where either knight can take) avoids every move it can stand for. A best
+                    // move must say which it is.
+                    Err(SanError::Ambiguous { candidates, .. }) if opcode == "am" => {
+                        moves.extend(candidates.iter().filter_map(|san| parse_move_text(&record.board, san).ok()))
+                    }
+                    Err(e) => return Err(format!("{opcode}: {e}")),
+                }
+            }
+            Ok(moves)
         };
         let (best, avoid) = (moves("bm")?, moves("am")?);
         let mate = match record.operands("dm") {
@@ -154,7 +165,13 @@ mod tests {
         assert!(test.right(test.best.first().copied(), Some(Score::Mate(1))));
         assert!(!test.right(test.best.first().copied(), Some(Score::Centipawns(900))));
         assert!(!test.right(test.avoid.first().copied(), Some(Score::Mate(1))));
+        // Either knight can take on e5: an `am` avoids both, a `bm` must say which.
+        let fen = "r1bqk2r/ppp2ppp/2n5/4P3/2Bp2n1/5N1P/PP1N1PP1/R2Q1RK1 b kq - 1 10";
+        let test = Test::parse(&format!("{fen} bm Nh6; am Ne5\0"), 3).unwrap().unwrap();
+        assert_eq!(test.wanted(), "bm Nh6, am Ncxe5 Ngxe5");
+        assert!(Test::parse(&format!("{fen} bm Ne5;"), 3).err().unwrap().contains("ambiguous"));
         assert!(Test::parse("  # a comment", 2).unwrap().is_none());
+        assert!(Test::parse("\0\r", 2).unwrap().is_none());
         assert!(Test::parse("", 3).unwrap().is_none());
     }
 

@@ -13,15 +13,16 @@ use std::time::{Duration, Instant};
 /// How long any single expected answer may take. Generous: the machine is shared.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
-/// `sentinel ARGS` with all three standard streams piped to the test.
+/// `sentinel ARGS`, to be started with all three standard streams piped to the test; a test
+/// may change its environment or folder first (`Engine::start_command`).
+pub fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sentinel"));
+    command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+}
+
 fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_sentinel"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the sentinel binary starts")
+    command(args).spawn().expect("the sentinel binary starts")
 }
 
 pub struct Engine {
@@ -30,6 +31,8 @@ pub struct Engine {
     lines: Receiver<String>,
     /// Everything sent (`> `) and received (`< `), for failure messages.
     transcript: Vec<String>,
+    /// Every line received so far, for checks over a whole session.
+    received: Vec<String>,
     /// What the engine wrote to stderr so far.
     stderr: Arc<Mutex<String>>,
 }
@@ -40,7 +43,12 @@ impl Engine {
     }
 
     pub fn start_with(args: &[&str]) -> Engine {
-        let mut child = spawn(args);
+        Engine::start_command(command(args))
+    }
+
+    /// Starts `command` (from `command`), as a GUI that sets up the process its own way does.
+    pub fn start_command(mut command: Command) -> Engine {
+        let mut child = command.spawn().expect("the sentinel binary starts");
         let stdout = child.stdout.take().unwrap();
         let stderr = Arc::new(Mutex::new(String::new()));
         let mut pipe = child.stderr.take().unwrap();
@@ -61,7 +69,12 @@ impl Engine {
             }
         });
         let stdin = child.stdin.take();
-        Engine { child, stdin, lines, transcript: Vec::new(), stderr }
+        Engine { child, stdin, lines, transcript: Vec::new(), received: Vec::new(), stderr }
+    }
+
+    /// Every line the engine has written to stdout so far (and the test has read).
+    pub fn received(&self) -> &[String] {
+        &self.received
     }
 
     /// What the engine has written to stderr so far.
@@ -127,6 +140,7 @@ impl Engine {
         match self.lines.recv_timeout(timeout) {
             Ok(line) => {
                 self.transcript.push(format!("< {line}"));
+                self.received.push(line.clone());
                 Some(line)
             }
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
