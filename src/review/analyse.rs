@@ -29,7 +29,7 @@ pub enum Error {
 /// The games of `text` that can be reviewed, numbered from 1 among all of its games, with
 /// their plans; `skipped` is called with the number, first line and reason of every other.
 /// The text is read again for the review rather than keeping every game's positions.
-fn plans<'a>(
+pub fn plans<'a>(
     text: &'a str,
     settings: &'a Settings,
     mut skipped: impl FnMut(usize, usize, String) + 'a,
@@ -75,8 +75,7 @@ pub fn run(name: &str, text: &str, settings: &Settings, output: Output) -> Resul
         searcher.clear();
         progress.game = index + 1;
         let review = game::review(&game, &plan, settings, &mut searcher, || progress.searched());
-        let summary = game::summary_comment(&review, &settings.effort);
-        let text = write_annotated(&game::annotated_game(&game), &game::notes(&review, summary));
+        let text = annotated_pgn(&game, &review, &settings.effort);
         if index > 0 {
             output.games.write_all(b"\n").map_err(Error::Write)?;
         }
@@ -91,8 +90,14 @@ pub fn run(name: &str, text: &str, settings: &Settings, output: Output) -> Resul
     Ok(skipped)
 }
 
+/// The game written back with its review: the summary, the evaluations, marks and better lines.
+pub fn annotated_pgn(game: &PgnGame, review: &game::Review, effort: &super::Effort) -> String {
+    let summary = game::summary_comment(review, effort);
+    write_annotated(&game::annotated_game(game), &game::notes(review, summary))
+}
+
 /// `White - Black, Event, Date, result` from whichever of those tags the game has.
-fn headline(game: &PgnGame) -> String {
+pub fn headline(game: &PgnGame) -> String {
     let known = |name| game.tag(name).filter(|value| !value.is_empty() && !value.starts_with('?'));
     let players = format!("{} - {}", known("White").unwrap_or("White"), known("Black").unwrap_or("Black"));
     let mut parts = vec![players];
