@@ -107,7 +107,8 @@ pub fn from_query<T: DeserializeOwned>(query: Option<&str>) -> Result<T, ApiErro
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query.unwrap_or(""))
         .map_err(|e| ApiError::bad("bad_value", format!("cannot read the query string: {e}")))?;
     let mut object = serde_json::Map::new();
-    for (key, value) in pairs {
+    // The access token may come in the query (see `guard`); it is not a field of any request.
+    for (key, value) in pairs.into_iter().filter(|(key, _)| key != "token") {
         match object.get_mut(&key) {
             None => {
                 object.insert(key, serde_json::Value::String(value));

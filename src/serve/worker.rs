@@ -151,6 +151,8 @@ pub struct Search<'a> {
     pub multipv: usize,
     pub level: Level,
     /// `Skill Seed`: the same seed gives the same choices at a level (0: a new one each time).
+    /// A search with a seed starts from an empty table, so that the same seed, position and
+    /// limit give the same move whatever was searched before.
     pub seed: u64,
 }
 
@@ -168,10 +170,14 @@ pub struct Found {
 }
 
 impl Found {
-    /// The last line of each MultiPV rank, best first.
+    /// The last line of each MultiPV rank, best first. A position without a legal move has
+    /// none (the search reports it as a line without moves).
     pub fn lines(&self) -> Vec<&Info> {
         let ranks = self.infos.iter().map(|info| info.multipv).max().unwrap_or(0);
-        (1..=ranks).filter_map(|rank| self.infos.iter().rev().find(|info| info.multipv == rank)).collect()
+        (1..=ranks)
+            .filter_map(|rank| self.infos.iter().rev().find(|info| info.multipv == rank))
+            .filter(|info| !info.pv.is_empty())
+            .collect()
     }
 
     /// The last line reported, for the search's totals (depth, nodes, time).
@@ -225,6 +231,9 @@ impl Driver {
         }
         self.set(OptionId::SkillLevel, skill)?;
         self.set(OptionId::SkillSeed, search.seed)?;
+        if search.seed != 0 {
+            self.new_game()?;
+        }
         self.execute(search.setup.command())?;
         let start = Instant::now();
         self.state.busy_until.store(self.state.now_ms() + self.max_time.as_millis() as u64, Ordering::SeqCst);
@@ -286,7 +295,7 @@ mod tests {
                 elapsed: Duration::ZERO,
                 hashfull: 0,
                 tb_hits: 0,
-                pv: Vec::new(),
+                pv: vec![Move::NONE],
             })
             .collect();
         Found { best: None, ponder: None, infos, capped: false, stopped: false }
