@@ -80,6 +80,12 @@ impl Limits {
 /// The address `sentinel serve` listens on without `--listen`: loopback, the design's port.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:9000";
 
+/// The fuzz target `serve`: `input` read as each kind of request (see `request`).
+#[cfg(feature = "fuzz")]
+pub fn fuzz_request(input: &[u8]) {
+    request::read_everything(input, &request::small_limits());
+}
+
 /// What every handler shares.
 #[derive(Clone)]
 struct AppState {
@@ -117,10 +123,32 @@ async fn serve(config: Config) -> Result<(), String> {
     let _ = std::io::stdout().flush();
     let state = AppState { queue, config: Arc::new(config) };
     let app = routes::router(state);
-    let server = axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown_signal());
-    server.await.map_err(|e| format!("the server stopped: {e}"))
+    // On Ctrl-C or SIGTERM the server stops taking connections and lets the requests under
+    // way finish, for a few seconds at most: an open WebSocket would hold it up for ever.
+    let (stopping, stop) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = stopping.send(true);
+    });
+    let mut server_stop = stop.clone();
+    let server = axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(
+        async move {
+            let _ = server_stop.wait_for(|stopping| *stopping).await;
+        },
+    );
+    let mut stop = stop;
+    let grace = async move {
+        let _ = stop.wait_for(|stopping| *stopping).await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        result = std::future::IntoFuture::into_future(server) => result.map_err(|e| format!("the server stopped: {e}")),
+        () = grace => Ok(()),
+    }
 }
+
+/// How long the requests under way may go on after the server is told to stop.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 /// Ctrl-C, or SIGTERM where there is one.
 async fn shutdown_signal() {

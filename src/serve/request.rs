@@ -407,22 +407,90 @@ impl BatchFields {
     }
 }
 
+/// Reads `input` as every kind of request, as a body and as a query string, and checks what
+/// reads: the fuzz target `serve` and the tests drive it with random and broken input, which
+/// must come back as an answer or a refusal, never a panic.
+#[cfg(any(test, feature = "fuzz"))]
+pub fn read_everything(input: &[u8], limits: &ServerLimits) {
+    let query = String::from_utf8_lossy(input);
+    let _ = from_body::<AnalyseFields>(input).and_then(|f| f.check(limits, false).map(drop));
+    let _ = from_body::<AnalyseFields>(input).and_then(|f| f.check(limits, true).map(drop));
+    let _ = from_query::<AnalyseFields>(Some(&query)).and_then(|f| f.check(limits, false).map(drop));
+    let _ = from_body::<MoveFields>(input).and_then(|f| f.check(limits).map(drop));
+    let _ = from_query::<MoveFields>(Some(&query)).and_then(|f| f.check(limits).map(drop));
+    let _ = from_body::<BatchFields>(input).and_then(|f| f.check(limits).map(drop));
+    let _ = from_body::<ReviewFields>(input);
+}
+
+/// Limits small enough that checked requests stay cheap.
+#[cfg(any(test, feature = "fuzz"))]
+pub fn small_limits() -> ServerLimits {
+    ServerLimits {
+        max_depth: 20,
+        max_movetime: Duration::from_secs(5),
+        max_nodes: 1_000_000,
+        max_multipv: 5,
+        queue: 4,
+        max_body: 1000,
+        max_batch: 4,
+        max_review_positions: 100,
+        default_movetime: Duration::from_millis(1000),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn limits() -> ServerLimits {
-        ServerLimits {
-            max_depth: 20,
-            max_movetime: Duration::from_secs(5),
-            max_nodes: 1_000_000,
-            max_multipv: 5,
-            queue: 4,
-            max_body: 1000,
-            max_batch: 4,
-            max_review_positions: 100,
-            default_movetime: Duration::from_millis(1000),
+        small_limits()
+    }
+
+    /// Every cut of good requests, and good requests with random bytes changed, are read
+    /// without a panic (and the good ones are still accepted).
+    #[test]
+    fn random_and_truncated_requests_are_refused_not_crashed_on() {
+        let good = [
+            r#"{"fen": "startpos", "moves": ["e2e4", "e5"], "depth": 3, "multipv": 2, "searchmoves": "g1f3 d2d4"}"#,
+            r#"{"fen": "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "chess960": true, "moves": "e1g1", "nodes": 1000}"#,
+            r#"{"moves": "e4 c5", "elo": 1200, "seed": 4, "wtime": 1000, "btime": 2000, "winc": 10, "movestogo": 3}"#,
+            r#"{"positions": ["startpos", {"fen": "startpos", "moves": "d4", "searchmoves": ["d5"]}], "movetime": 5}"#,
+            r#"{"pgn": "[Event \"x\"]\n1. e4 e5 *", "side": "white", "from_move": 2}"#,
+            "fen=startpos&moves=e2e4&moves=e7e5&depth=3&chess960=false",
+        ];
+        let limits = limits();
+        let mut state = 81u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        for text in good {
+            let bytes = text.as_bytes();
+            for cut in 0..=bytes.len() {
+                read_everything(&bytes[..cut], &limits);
+            }
+            for _ in 0..300 {
+                let mut changed = bytes.to_vec();
+                for _ in 0..1 + next() % 5 {
+                    let at = next() % changed.len();
+                    changed[at] = match next() % 3 {
+                        0 => (next() % 256) as u8,
+                        1 => {
+                            let tokens = br#"{}[]",:0-9e\"#;
+                            tokens[next() % tokens.len()]
+                        }
+                        _ => b' ',
+                    };
+                }
+                read_everything(&changed, &limits);
+            }
         }
+        for _ in 0..2000 {
+            let noise: Vec<u8> = (0..next() % 64).map(|_| (next() % 256) as u8).collect();
+            read_everything(&noise, &limits);
+        }
+        let analysis = from_body::<AnalyseFields>(good[0].as_bytes()).unwrap().check(&limits, false).ok().unwrap();
+        assert_eq!((analysis.multipv, analysis.limits.searchmoves.len()), (2, 2));
     }
 
     #[test]
