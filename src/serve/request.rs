@@ -96,9 +96,32 @@ fn flag<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<bool>, D::E
     deserializer.deserialize_any(Flag)
 }
 
+/// Reads JSON into a request type; a value of the wrong kind is said with its field's name.
+fn read<'de, T: Deserialize<'de>>(
+    deserializer: impl Deserializer<'de, Error = serde_json::Error>,
+) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let error = from_json(e.into_inner());
+        if error.code == "bad_value" && !path.is_empty() && path != "." {
+            ApiError { error: format!("{path}: {}", error.error), field: Some(path), ..error }
+        } else {
+            error
+        }
+    })
+}
+
 /// Reads a JSON body into a request type.
 pub fn from_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(body).map_err(from_json)
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let value = read(&mut deserializer)?;
+    deserializer.end().map_err(from_json)?;
+    Ok(value)
+}
+
+/// Reads a JSON value (an element of a list) into a request type.
+fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
+    read(value)
 }
 
 /// Reads a query string (`fen=...&depth=6`) into a request type: each value as text, a key
@@ -120,7 +143,7 @@ pub fn from_query<T: DeserializeOwned>(query: Option<&str>) -> Result<T, ApiErro
             }
         }
     }
-    serde_json::from_value(serde_json::Value::Object(object)).map_err(from_json)
+    read(serde_json::Value::Object(object))
 }
 
 /// The fields of a position: a FEN (or `startpos`) and moves from it.
@@ -393,9 +416,7 @@ impl BatchFields {
                     serde_json::Value::String(fen) => {
                         BatchPosition { fen: Some(fen.clone()), ..BatchPosition::default() }
                     }
-                    other => {
-                        serde_json::from_value(other.clone()).map_err(|e| from_json(e).within("positions", index))?
-                    }
+                    other => from_value(other.clone()).map_err(|e| e.within("positions", index))?,
                 };
                 let setup = setup(position.fen.as_deref(), position.moves.as_ref(), self.chess960)
                     .map_err(|e| e.within("positions", index))?;
@@ -510,7 +531,10 @@ mod tests {
         let error = from_body::<AnalyseFields>(br#"{"depth": 6"#).unwrap_err();
         assert_eq!(error.code, "bad_json");
         let error = from_body::<AnalyseFields>(br#"{"depth": "six"}"#).unwrap_err();
-        assert_eq!(error.code, "bad_value");
+        assert_eq!((error.code, error.field.as_deref()), ("bad_value", Some("depth")));
+        assert!(error.error.starts_with("depth: "), "{}", error.error);
+        let error = from_body::<AnalyseFields>(br#"{"depth": 6} x"#).unwrap_err();
+        assert_eq!(error.code, "bad_json");
         let error = from_query::<AnalyseFields>(Some("depth=6&depth=7")).unwrap_err();
         assert_eq!(error.code, "bad_value");
     }
