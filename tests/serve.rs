@@ -381,7 +381,7 @@ fn a_full_queue_is_refused_at_once_with_503() {
         let server = std::sync::Arc::clone(&server);
         std::thread::spawn(move || server.post("/api/analyse", body))
     };
-    let running = ask(r#"{"movetime": 2500}"#);
+    let running = ask(r#"{"movetime": 4000}"#);
     server.wait_for("a search running", |queue| queue["running"] == true);
     let waiting = ask(r#"{"movetime": 100}"#);
     server.wait_for("a search waiting", |queue| queue["waiting"] == 1);
@@ -563,6 +563,11 @@ fn other_hosts_and_origins_are_refused_unless_allowed() {
     assert!(refused.header("access-control-allow-origin").is_none(), "{refused:?}");
     let preflight = [("Origin", "http://evil.example"), ("Access-Control-Request-Method", "POST")];
     assert_eq!(server.request("OPTIONS", "/api/analyse", &preflight, None).status, 403);
+    // An image of another site's page pointing at the server: no Origin, but the browser says
+    // where it comes from. The same URL typed in the address bar is answered.
+    let image = server.request("GET", "/chess?depth=1", &[("Sec-Fetch-Site", "cross-site")], None);
+    image.refusal(403, "forbidden");
+    assert_eq!(server.request("GET", "/chess?depth=1", &[("Sec-Fetch-Site", "none")], None).status, 200);
     // The allowed one.
     let answer = server.request("GET", "/chess?depth=1", &[("Origin", "http://good.example")], None);
     assert_eq!(answer.status, 200, "{answer:?}");

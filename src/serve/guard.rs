@@ -7,7 +7,10 @@
 //! - A browser names the page a request comes from in `Origin`. Only pages of the server's
 //!   own origin, and of the origins the owner allows (`--allow-origin`), may use it; a page
 //!   of any other site is refused before the engine does anything. Only those allowed get
-//!   CORS headers, so without `--allow-origin` no other site's script can read an answer.
+//!   CORS headers, so without `--allow-origin` no other site's script can read an answer. A
+//!   request a page makes without an `Origin` (an image's, a link's) is known by the
+//!   `Sec-Fetch-Site` browsers add: from another site, it is refused too, so no page can make
+//!   the engine search by pointing an image at it.
 //! - With a token (`--token`, `--token-file`), every request carries it, as `Authorization:
 //!   Bearer TOKEN` or (for a browser's WebSocket, which cannot set headers) `?token=TOKEN`.
 
@@ -93,6 +96,13 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
             listed.then(|| origin.clone())
         }
     };
+    let any_origin = config.allowed_origins.iter().any(|o| o == "*");
+    let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()).unwrap_or("");
+    if matches!(fetch_site, "cross-site" | "same-site") && allowed_origin.is_none() && !any_origin {
+        let message = "requests from pages of other sites may not use this server (its owner allows origins with \
+                       --allow-origin)";
+        return ApiError::new(StatusCode::FORBIDDEN, "forbidden", message).into_response();
+    }
     // A preflight asks whether the real request may be sent; it carries no token.
     if request.method() == Method::OPTIONS && headers.contains_key(header::ACCESS_CONTROL_REQUEST_METHOD) {
         let mut response = StatusCode::NO_CONTENT.into_response();
