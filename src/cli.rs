@@ -254,6 +254,9 @@ struct ServeArgs {
     /// The most positions one review may search.
     #[arg(long, value_name = "N", default_value_t = serve::Limits::DEFAULT_MAX_REVIEW_POSITIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     max_review_positions: usize,
+    /// Connections open at once; the next waits to be accepted until one closes.
+    #[arg(long, value_name = "N", default_value_t = serve::Limits::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    max_connections: usize,
     /// How long a search given no limit thinks, in milliseconds (at most --max-movetime).
     #[arg(long, value_name = "MS", default_value_t = serve::Limits::DEFAULT_MOVETIME_MS, value_parser = clap::value_parser!(u64).range(1..))]
     default_movetime: u64,
@@ -473,6 +476,7 @@ fn run_serve(args: ServeArgs) -> Result<ExitCode, Failure> {
         max_batch: args.max_batch,
         max_review_positions: args.max_review_positions,
         default_movetime: Duration::from_millis(args.default_movetime).min(max_movetime),
+        max_connections: args.max_connections,
     };
     let config = serve::Config {
         listen: args.listen,

@@ -12,12 +12,14 @@
 //! - `routes`, `stream` (live lines over a WebSocket) and `reviews` (`sentinel analyse`'s
 //!   review of a PGN, with progress): the endpoints.
 //! - `guard`: what keeps a door to the machine shut: the host and origin checks, CORS only
-//!   for the origins the owner allows, and the access token.
+//!   for the origins the owner allows, and the access token; `connections`: at most
+//!   `--max-connections` open at once.
 //!
 //! docs/serve.md is the manual.
 
 mod answer;
 mod compat;
+mod connections;
 mod error;
 mod guard;
 mod request;
@@ -61,6 +63,8 @@ pub struct Limits {
     pub max_review_positions: usize,
     /// How long a search given no limit thinks.
     pub default_movetime: Duration,
+    /// Connections open at once; the next waits to be accepted until one closes.
+    pub max_connections: usize,
 }
 
 impl Limits {
@@ -73,6 +77,7 @@ impl Limits {
     pub const DEFAULT_MAX_BATCH: usize = 32;
     pub const DEFAULT_MAX_REVIEW_POSITIONS: usize = 600;
     pub const DEFAULT_MOVETIME_MS: u64 = 1000;
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
     /// The longest any request may take to send its body.
     pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 }
@@ -122,6 +127,7 @@ async fn serve(config: Config) -> Result<(), String> {
     use std::io::Write;
     let _ = std::io::stdout().flush();
     let state = AppState { queue, config: Arc::new(config) };
+    let max_connections = state.config.limits.max_connections;
     let app = routes::router(state);
     // On Ctrl-C or SIGTERM the server stops taking connections and lets the requests under
     // way finish, for a few seconds at most: an open WebSocket would hold it up for ever.
@@ -131,11 +137,10 @@ async fn serve(config: Config) -> Result<(), String> {
         let _ = stopping.send(true);
     });
     let mut server_stop = stop.clone();
-    let server = axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(
-        async move {
+    let server =
+        axum::serve(connections::Bounded::new(listener, max_connections), app).with_graceful_shutdown(async move {
             let _ = server_stop.wait_for(|stopping| *stopping).await;
-        },
-    );
+        });
     let mut stop = stop;
     let grace = async move {
         let _ = stop.wait_for(|stopping| *stopping).await;

@@ -590,6 +590,31 @@ fn other_hosts_and_origins_are_refused_unless_allowed() {
 }
 
 #[test]
+fn connections_beyond_the_limit_wait_until_one_closes() {
+    let server = Server::start(&["--max-connections", "2"]);
+    // Two clients that never finish their requests hold both places.
+    let idle: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let mut stream = TcpStream::connect(server.addr).unwrap();
+            stream.write_all(b"GET /api/status HTTP/1.1\r\nHost: localhost\r\n").unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut third = TcpStream::connect(server.addr).unwrap();
+    third.write_all(b"GET /api/status HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").unwrap();
+    third.set_read_timeout(Some(Duration::from_millis(1500))).unwrap();
+    let mut answer = Vec::new();
+    let waited = third.read_to_end(&mut answer);
+    assert!(waited.is_err() && answer.is_empty(), "answered beyond the limit: {}", String::from_utf8_lossy(&answer));
+    drop(idle);
+    third.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let _ = third.read_to_end(&mut answer);
+    let answer = Response::parse(&answer).expect("answered once a place is free");
+    assert_eq!(answer.status, 200, "{answer:?}");
+}
+
+#[test]
 fn with_a_token_every_request_carries_it() {
     let file = std::env::temp_dir().join(format!("sentinel-{}-token", std::process::id()));
     std::fs::write(&file, "s3cret-token\n").unwrap();

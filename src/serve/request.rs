@@ -456,6 +456,7 @@ pub fn small_limits() -> ServerLimits {
         max_batch: 4,
         max_review_positions: 100,
         default_movetime: Duration::from_millis(1000),
+        max_connections: 16,
     }
 }
 
