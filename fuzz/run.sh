@@ -13,10 +13,10 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fen moves uci xboard epd pgn book network)
+[ ${#targets[@]} -gt 0 ] || targets=(fen moves uci xboard epd pgn book network serve)
 
 export CARGO_TARGET_DIR=target/fuzz
-nice -n 10 cargo afl build --release --features fuzz
+nice -n 10 cargo afl build --release --features fuzz,serve
 binary=$CARGO_TARGET_DIR/release/sentinel
 
 # A network file must be exactly the size this build expects: the seed is made, not kept.

@@ -7,6 +7,8 @@ use crate::board::{self, Board};
 use crate::fuzz;
 use crate::review::{self, Effort, analyse, game, suite};
 use crate::search::{self, Limits};
+#[cfg(feature = "serve")]
+use crate::serve;
 #[cfg(feature = "tune")]
 use crate::tune;
 use crate::{VERSION, bench, engine, eval, movegen, openings, perft, play, protocol, quote};
@@ -202,6 +204,74 @@ enum Command {
     #[cfg(feature = "fuzz")]
     #[command(hide = true)]
     Fuzz { target: fuzz::Target },
+    /// Serve the engine over HTTP and WebSockets: `GET /chess?fen=FEN&depth=D`, a JSON API
+    /// with live lines, moves at a level and reviews, within the limits set here
+    /// (docs/serve.md).
+    #[cfg(feature = "serve")]
+    Serve(ServeArgs),
+    /// (This build has no server: build with `--features serve`.)
+    #[cfg(not(feature = "serve"))]
+    Serve {
+        #[arg(num_args = 0.., allow_hyphen_values = true, hide = true)]
+        args: Vec<String>,
+    },
+}
+
+/// `sentinel serve`'s arguments: where to listen, who may ask, and how much a request may take.
+#[cfg(feature = "serve")]
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// The address to listen on. Loopback by default, which only this machine reaches; an
+    /// address other machines reach (0.0.0.0: all of them) lets anyone who reaches it use the
+    /// engine.
+    #[arg(long, value_name = "ADDR:PORT", default_value = serve::DEFAULT_LISTEN)]
+    listen: std::net::SocketAddr,
+    /// Every request must carry this token (`Authorization: Bearer TOKEN`). A command line is
+    /// seen by the machine's other users: --token-file keeps it out of one.
+    #[arg(long, value_name = "TOKEN", conflicts_with = "token_file")]
+    token: Option<String>,
+    /// Read the token from the first line of this file.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<String>,
+    /// Let pages of this origin (`https://example.org`, or `*` for any) call the server from a
+    /// browser (CORS); repeat it for several. Without it only the server's own pages may.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+    /// The deepest search a request may ask for.
+    #[arg(long, value_name = "D", default_value_t = serve::Limits::DEFAULT_MAX_DEPTH, value_parser = clap::value_parser!(i32).range(1..=search::MAX_DEPTH as i64))]
+    max_depth: i32,
+    /// The longest search, in milliseconds: also the end of any search by depth, nodes or clock.
+    #[arg(long, value_name = "MS", default_value_t = serve::Limits::DEFAULT_MAX_MOVETIME_MS, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    max_movetime: u64,
+    /// The most nodes a request may ask for.
+    #[arg(long, value_name = "N", default_value_t = serve::Limits::DEFAULT_MAX_NODES, value_parser = clap::value_parser!(u64).range(1..))]
+    max_nodes: u64,
+    /// The most lines (MultiPV) a request may ask for.
+    #[arg(long, value_name = "N", default_value_t = serve::Limits::DEFAULT_MAX_MULTIPV, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+    max_multipv: usize,
+    /// How many searches may wait while one runs; one more is refused with 503.
+    #[arg(long, value_name = "N", default_value_t = serve::Limits::DEFAULT_QUEUE, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
+    queue: usize,
+    /// The largest request body (and WebSocket message), in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = serve::Limits::DEFAULT_MAX_BODY, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(256..=1 << 30))]
+    max_body: usize,
+    /// The most positions in one batch request.
+    #[arg(long, value_name = "N", default_value_t = serve::Limits::DEFAULT_MAX_BATCH, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
+    max_batch: usize,
+    /// The most positions one review may search.
+    #[arg(long, value_name = "N", default_value_t = serve::Limits::DEFAULT_MAX_REVIEW_POSITIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    max_review_positions: usize,
+    /// Connections open at once; the next waits to be accepted until one closes.
+    #[arg(long, value_name = "N", default_value_t = serve::Limits::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    max_connections: usize,
+    /// How long a search given no limit thinks, in milliseconds (at most --max-movetime).
+    #[arg(long, value_name = "MS", default_value_t = serve::Limits::DEFAULT_MOVETIME_MS, value_parser = clap::value_parser!(u64).range(1..))]
+    default_movetime: u64,
+    #[command(flatten)]
+    resources: Resources,
+    /// Syzygy tablebase folders (`:`-separated). Only the owner sets paths: no request can.
+    #[arg(long, value_name = "DIRS")]
+    syzygy_path: Option<String>,
 }
 
 /// `--movetime`'s help, with the command's default.
@@ -322,6 +392,13 @@ pub fn run() -> ExitCode {
         },
         #[cfg(feature = "tune")]
         Some(Command::Tuning(command)) => tune::run(command).map(|_| ExitCode::SUCCESS).map_err(Failure::from),
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(args)) => run_serve(args),
+        #[cfg(not(feature = "serve"))]
+        Some(Command::Serve { .. }) => Err(Failure::Usage(
+            "this sentinel was built without the server: build it with `cargo build --release --features serve`"
+                .to_string(),
+        )),
         None => {
             protocol::run();
             Ok(ExitCode::SUCCESS)
@@ -376,6 +453,50 @@ fn run_search(
         limits.movetime = Some(DEFAULT_SEARCH_TIME);
     }
     protocol::search_once(board::position_fen(&text), moves, limits)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `serve`: the owner's limits and token, then the server until it is stopped.
+#[cfg(feature = "serve")]
+fn run_serve(args: ServeArgs) -> Result<ExitCode, Failure> {
+    let token = match (args.token, args.token_file) {
+        (Some(token), _) => Some(token),
+        (None, Some(file)) => {
+            let text = read_text(&file, 4096)?;
+            let token = text.lines().next().unwrap_or("").trim().to_string();
+            if token.is_empty() {
+                return Err(format!("{file}: no token on its first line").into());
+            }
+            Some(token)
+        }
+        (None, None) => None,
+    };
+    if token.as_deref().is_some_and(str::is_empty) {
+        return Err("--token must not be empty".to_string().into());
+    }
+    let max_movetime = Duration::from_millis(args.max_movetime);
+    let limits = serve::Limits {
+        max_depth: args.max_depth,
+        max_movetime,
+        max_nodes: args.max_nodes,
+        max_multipv: args.max_multipv,
+        queue: args.queue,
+        max_body: args.max_body,
+        max_batch: args.max_batch,
+        max_review_positions: args.max_review_positions,
+        default_movetime: Duration::from_millis(args.default_movetime).min(max_movetime),
+        max_connections: args.max_connections,
+    };
+    let config = serve::Config {
+        listen: args.listen,
+        token,
+        allowed_origins: args.allow_origin,
+        limits,
+        threads: args.resources.threads.into(),
+        hash_mb: args.resources.hash as usize,
+        syzygy_path: args.syzygy_path,
+    };
+    serve::run(config)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -9,11 +9,15 @@
 pub mod book;
 mod inspect;
 pub mod options;
+#[cfg(feature = "serve")]
+pub mod setup;
 
 pub use crate::board::{Color, Move, START_POS};
 pub use crate::rules::{EndReason, GameEnd, GameResult};
 pub use crate::search::strength::{MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO, Strength};
 pub use crate::search::{Bound, Clock, Info, Limits, Report, Score};
+#[cfg(feature = "serve")]
+pub use setup::{Setup, SetupError};
 
 use crate::board::{Board, FenError, START_FEN};
 use crate::eval::Evaluation;

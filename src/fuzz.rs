@@ -32,6 +32,9 @@ pub enum Target {
     Book,
     /// A network file, evaluating a few positions when it loads.
     Network,
+    /// A server request's body or query string, read as every kind of request and checked.
+    #[cfg(feature = "serve")]
+    Serve,
 }
 
 /// Runs `target` on `input`.
@@ -46,6 +49,8 @@ pub fn run(target: Target, input: &[u8]) {
         Target::Pgn => pgn_file(&text),
         Target::Book => book(input),
         Target::Network => network(input),
+        #[cfg(feature = "serve")]
+        Target::Serve => crate::serve::fuzz_request(input),
     }
 }
 

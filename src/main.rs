@@ -18,6 +18,8 @@ mod quote;
 mod review;
 mod rules;
 mod search;
+#[cfg(feature = "serve")]
+mod serve;
 #[cfg(feature = "tune")]
 mod tune;
 

@@ -78,6 +78,19 @@ impl Searched {
     }
 }
 
+/// What a review searches with: a `Searcher` of its own (`analyse`, `epd`), or the engine
+/// that the server shares among its requests.
+pub trait Search {
+    /// Searches `board` (whose history counts for repetitions) and returns what it reported.
+    fn search(&mut self, board: &Board, limits: Limits) -> Searched;
+}
+
+impl Search for Searcher {
+    fn search(&mut self, board: &Board, limits: Limits) -> Searched {
+        search(self, board, limits)
+    }
+}
+
 /// Searches `board` (whose history counts for repetitions) on the calling thread and returns
 /// what the search reported.
 pub fn search(searcher: &mut Searcher, board: &Board, limits: Limits) -> Searched {

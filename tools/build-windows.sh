@@ -4,6 +4,7 @@
 # Wine is installed: `bench` must count the same nodes as the Linux build.
 #
 #   tools/build-windows.sh            # prints the path of sentinel.exe last
+#   FEATURES=serve tools/build-windows.sh   # with cargo features (the release has the server)
 #
 # Needs rustup (for the target's standard library: Debian packages one only for its own Rust
 # 1.63, older than our rust-version) and apt for the linker. Wine before 9 (Debian 12 has 8.0)
@@ -24,7 +25,11 @@ if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
     as_root apt-get update
     as_root apt-get install -y --no-install-recommends gcc-mingw-w64-x86-64
 fi
-cargo build --release --target "$target"
+features=${FEATURES:-}
+# No word with no features: the default build stays exactly `cargo build --release`.
+feature_flag=${features:+--features=$features}
+# shellcheck disable=SC2086 # one word or none
+cargo build --release $feature_flag --target "$target"
 dir=${CARGO_TARGET_DIR:-target}
 exe="$(cd "$dir" && pwd)/$target/release/sentinel.exe"
 
@@ -53,7 +58,8 @@ EOF
         x86_64-w64-mingw32-gcc -O2 -shared -o "$system32/bcryptprimitives.dll" "$stub/prng.c" "$stub/prng.def" -ladvapi32
         rm -r "$stub"
     fi
-    cargo build --release
+    # shellcheck disable=SC2086 # one word or none
+    cargo build --release $feature_flag
     native=$("$dir/release/sentinel" bench | tail -n 1 | cut -d' ' -f1)
     windows=$("$wine" "$exe" bench | tail -n 1 | cut -d' ' -f1)
     echo "bench under Wine: $windows nodes (Linux build: $native)" >&2

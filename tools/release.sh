@@ -2,10 +2,12 @@
 # Usage: tools/release.sh VERSION
 #
 # Builds the release binaries of VERSION (which must be Cargo.toml's, with a CHANGELOG.md
-# section) into dist/: Linux x86-64 (profile-guided when tools/build-pgo.sh can run, that is
-# when llvm-profdata is there), Windows x86-64 (tools/build-windows.sh: MinGW-w64) and Linux
-# aarch64 (Debian's gcc-aarch64-linux-gnu as the linker). Each must count the native build's
-# bench nodes: the Windows one under Wine, the aarch64 one under qemu-aarch64 (qemu-user).
+# section) into dist/, with the features in $features below (the server, `sentinel serve`,
+# which the default build leaves out): Linux x86-64 (profile-guided when tools/build-pgo.sh
+# can run, that is when llvm-profdata is there), Windows x86-64 (tools/build-windows.sh:
+# MinGW-w64) and Linux aarch64 (Debian's gcc-aarch64-linux-gnu as the linker). Each must count
+# the native build's bench nodes: the Windows one under Wine, the aarch64 one under
+# qemu-aarch64 (qemu-user).
 # Then dist/SHA256SUMS. docs/releases.md says which processors each binary runs on.
 #
 # Needs rustup (the two cross targets' standard libraries) and apt for the linkers, Wine and
@@ -44,6 +46,8 @@ fi
 arm=aarch64-unknown-linux-gnu
 rustup target add "$arm"
 
+# The release's features: what people download has `sentinel serve` (docs/serve.md).
+features=serve
 dist=$here/dist
 rm -rf "$dist"
 mkdir -p "$dist"
@@ -51,14 +55,14 @@ name=sentinel-$version
 
 # Linux x86-64: profile-guided where llvm-profdata is at hand, else the plain release build.
 linux=$dist/$name-x86_64-linux
-if tools/build-pgo.sh "$linux" >&2; then
+if FEATURES=$features tools/build-pgo.sh "$linux" >&2; then
     echo "release: Linux x86-64 built profile-guided" >&2
 else
     echo "release: no profile-guided build (see above); Linux x86-64 is the plain release build" >&2
-    cargo build --release
+    cargo build --release --features "$features"
     cp target/release/sentinel "$linux"
 fi
-cargo build --release
+cargo build --release --features "$features"
 bench() {
     "$@" bench | tail -n 1 | cut -d' ' -f1
 }
@@ -66,11 +70,11 @@ native=$(bench target/release/sentinel)
 echo "release: bench $native nodes (the native release build)" >&2
 
 # Windows x86-64; build-windows.sh checks its bench under Wine against the native build's.
-exe=$(tools/build-windows.sh | tail -n 1)
+exe=$(FEATURES=$features tools/build-windows.sh | tail -n 1)
 cp "$exe" "$dist/$name-x86_64-windows.exe"
 
 # Linux aarch64.
-CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc cargo build --release --target "$arm"
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc cargo build --release --features "$features" --target "$arm"
 cp "target/$arm/release/sentinel" "$dist/$name-aarch64-linux"
 
 # Every binary counts the same nodes: the search is the same on every processor.

@@ -36,7 +36,7 @@ pub enum Error {
 /// line each starts on and their plans; `skipped` is called with the number, first line and
 /// reason of every other. The text is read again for the review rather than keeping every
 /// game's positions.
-fn plans<'a>(
+pub fn plans<'a>(
     text: &'a str,
     settings: &'a Settings,
     openings: &'a Openings,
@@ -91,9 +91,7 @@ pub fn run(name: &str, text: &str, settings: &Settings, output: Output) -> Resul
         searcher.clear();
         progress.game = index + 1;
         let review = game::review(&game, &plan, settings, &mut searcher, || progress.searched());
-        let summary = game::summary_comment(&review, &settings.effort);
-        let annotated = game::annotated_game(&game, &review, plan.has_clocks());
-        let text = write_annotated(&annotated, &game::notes(&review, summary));
+        let text = annotated_pgn(&game, &plan, &review, &settings.effort);
         if index > 0 {
             output.games.write_all(b"\n").map_err(Error::Write)?;
         }
@@ -116,8 +114,14 @@ pub fn run(name: &str, text: &str, settings: &Settings, output: Output) -> Resul
     Ok(skipped)
 }
 
+/// The game written back with its review: the summary, the evaluations, marks and better lines.
+pub fn annotated_pgn(game: &PgnGame, plan: &Plan, review: &game::Review, effort: &super::Effort) -> String {
+    let summary = game::summary_comment(review, effort);
+    write_annotated(&game::annotated_game(game, review, plan.has_clocks()), &game::notes(review, summary))
+}
+
 /// `White - Black, Event, Date, result` from whichever of those tags the game has.
-fn headline(game: &PgnGame) -> String {
+pub fn headline(game: &PgnGame) -> String {
     let known = |name| game.tag(name).filter(|value| !value.is_empty() && !value.starts_with('?'));
     let players = format!("{} - {}", known("White").unwrap_or("White"), known("Black").unwrap_or("Black"));
     let mut parts = vec![players];

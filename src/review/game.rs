@@ -11,13 +11,13 @@ use super::eco::{Classification, Openings};
 use super::judge::{self, Mark};
 use super::lichess::{self, MateSequence, Weighted};
 use super::phase::{Division, Phase};
-use super::{Effort, search};
+use super::{Effort, Search};
 use crate::board::{Board, Color, Move, START_FEN};
 use crate::engine::book::Book;
 use crate::movegen::legal_moves;
 use crate::notation::pgn::{Notes, PgnGame};
 use crate::notation::san::to_san;
-use crate::search::{Limits, Score, Searcher};
+use crate::search::{Limits, Score};
 
 /// Whose moves are judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -234,7 +234,7 @@ pub fn review(
     game: &PgnGame,
     plan: &Plan,
     settings: &Settings,
-    searcher: &mut Searcher,
+    searcher: &mut impl Search,
     mut searched: impl FnMut(),
 ) -> Review {
     let last = plan.boards.len() - 1;
@@ -369,7 +369,7 @@ fn line_in_san(board: &Board, line: &[Move]) -> Vec<String> {
 /// The search of one position; a mate or stalemate on the board, or a draw at the end of the
 /// game, is scored without one. A position whose move is judged is searched for its two best
 /// moves, to tell an only move.
-fn evaluate(board: &Board, last: bool, judged: bool, effort: &Effort, searcher: &mut Searcher) -> Position {
+fn evaluate(board: &Board, last: bool, judged: bool, effort: &Effort, searcher: &mut impl Search) -> Position {
     let known = |score| Position { score, best: None, line: Vec::new(), second: None };
     let legal = legal_moves(board).len();
     if legal == 0 {
@@ -379,7 +379,7 @@ fn evaluate(board: &Board, last: bool, judged: bool, effort: &Effort, searcher: 
         return known(Score::Centipawns(0));
     }
     let multipv = if judged && legal >= 2 { 2 } else { 1 };
-    let searched = search(searcher, board, Limits { multipv, ..effort.limits.clone() });
+    let searched = searcher.search(board, Limits { multipv, ..effort.limits.clone() });
     let line = searched.best_line().or(searched.last(1));
     Position {
         score: line.map_or(Score::Centipawns(0), |info| info.score),
