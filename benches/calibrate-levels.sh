@@ -14,7 +14,8 @@
 # The row gives the games, the score with its 95% interval in Elo, and the performance on
 # Stockfish's scale: Y plus the Elo difference the score stands for. Games that ended by a
 # time loss, an illegal move or a crash (a PGN termination other than normal or adjudication)
-# are counted as faults.
+# are counted as faults. Last comes the run's row for docs/reliability.md, every level's games
+# together (tools/reliability_row.py, with python3; Stockfish's faults are named apart).
 #
 # Defaults: 60 games (an odd number plays one more, for whole pairs), 10+0.1, concurrency 1
 # (two single-threaded engines fill two cores), logs and PGNs in /tmp/levels. STOCKFISH,
@@ -57,6 +58,7 @@ out=$(realpath "$out")
 
 echo "| Sentinel | Stockfish UCI_Elo | time control | games | Sentinel +win =draw -loss | score | Elo difference (95%) | performance |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+pgns=""
 for level in "$@"; do
     ours=${level%%:*}
     theirs=${level#*:}
@@ -70,6 +72,8 @@ for level in "$@"; do
     log=$out/calibrate-$ours-vs-$theirs-$tc-$games.log
     pgn=${log%.log}.pgn
     rm -f "$pgn"
+    pgns="$pgns
+$pgn"
     # fastchess writes its config.json where it runs: keep it with the logs.
     # shellcheck disable=SC2086 # the options are words by design
     (cd "$out" && "$fastchess" \
@@ -100,3 +104,15 @@ for level in "$@"; do
         }
         END { if (!found) { print "| " label " | " theirs " | match failed, see " logfile " |"; exit 1 } }'
 done
+if command -v python3 >/dev/null 2>&1; then
+    echo
+    echo "docs/reliability.md's row for these games:"
+    what="benches/calibrate-levels.sh at $tc: $*"
+    # One PGN a line: split on newlines only, so that a folder with spaces survives.
+    IFS='
+'
+    # shellcheck disable=SC2086
+    python3 "$here/tools/reliability_row.py" --what "$what" $pgns || true
+else
+    echo "calibrate-levels.sh: no row for docs/reliability.md (needs python3)" >&2
+fi

@@ -7,18 +7,26 @@ Chess960 on its own: each game starts from one of the 960 start positions (chose
 generator, each position played with both colours), and python-chess checks every move. An
 illegal move, a crash or a loss on time ends the game against the engine that made it and is
 counted. Also analyses one position with multipv=3 first, as an analyst would, and checks the
-three lines.
+three lines. The last line is the match's row for docs/reliability.md (tools/reliability_row.py):
+the faults of an engine whose UCI name is Sentinel's are counted, another engine's named apart.
 
 Usage: benches/chess960-match.py ENGINE1 ENGINE2 [--games N] [--tc BASE+INC] [--seed S]
        (ENGINE is a command; needs `pip install chess`)
 """
 import argparse
+import os
 import random
 import shlex
+import sys
 import time
 
 import chess
 import chess.engine
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import reliability_row  # noqa: E402 (the path above first)
+
+UCI_NAMES = {}  # engine command -> its UCI name, for the row's builds
 
 
 def analyse_multipv(command):
@@ -44,6 +52,8 @@ def play(commands, white, position, tc, grace):
     board.chess960 = True
     # python-chess turns UCI_Chess960 on itself for a Chess960 board.
     engines = [chess.engine.SimpleEngine.popen_uci(shlex.split(c)) for c in commands]
+    for command, engine in zip(commands, engines):
+        UCI_NAMES.setdefault(command, engine.id.get("name"))
     clocks = [base, base]
     fault = None
     try:
@@ -55,7 +65,8 @@ def play(commands, white, position, tc, grace):
             try:
                 result = engines[side].play(board, limit)
             except chess.engine.EngineError as e:
-                fault = (side, f"error: {e}")
+                # python-chess raises this for a move it cannot play, which a GUI calls illegal.
+                fault = (side, f"illegal move (as sent): {e}" if reliability_row.is_move_error(e) else f"error: {e}")
                 break
             except chess.engine.EngineTerminatedError:
                 fault = (side, "crash")
@@ -114,6 +125,17 @@ def main():
     print(f"engine 1 scored {points}/{args.games}; castling moves {castles}; faults {len(faults)}")
     for fault in faults:
         print("  fault:", fault)
+    ours, theirs = {}, {}
+    for _, _, (side, text) in faults:
+        kind = ("illegal" if text.startswith("illegal") else "time" if text == "lost on time"
+                else "crash" if text == "crash" or text.startswith("error") else "other")
+        name = UCI_NAMES.get(args.engines[side]) or ""
+        counted = theirs if name and not name.lower().startswith("sentinel") else ours
+        counted[kind] = counted.get(kind, 0) + 1
+    played = reliability_row.played_tally(args.games, ours, theirs, players=UCI_NAMES)
+    print(reliability_row.row(reliability_row.dates_text(played.dates), reliability_row.builds_text(played.players),
+                              f"benches/chess960-match.py, Chess960 at {args.tc}, seed {args.seed}", played,
+                              "this output"))
 
 
 if __name__ == "__main__":

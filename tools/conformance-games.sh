@@ -27,7 +27,9 @@
 # could not make out, and its warnings (an illegal PV or ponder move, an unexpected move, a
 # bad option or protocol line). The faults are listed per part; the exit status is 1 if there
 # was any, 2 for bad usage. A game the opponent lost on time or by an illegal move is listed
-# apart and not counted: the test is of Sentinel.
+# apart and not counted: the test is of Sentinel. Last comes the run's row for
+# docs/reliability.md, the four parts' games together, read from cutechess's output by
+# tools/reliability_row.py (with python3).
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -110,6 +112,17 @@ unset IFS
 
 faults=$(wc -l <"$out/faults")
 echo "PGN files and cutechess's output: $out" >&2
+if command -v python3 >/dev/null 2>&1; then
+    version=$("$engine" --version 2>/dev/null | sed -n 's/.*(\([0-9a-f]*\)).*/`\1`/p')
+    warnings=$(grep -ci "warning" "$out/faults" || true)
+    [ "${warnings:-0}" -gt 0 ] || warnings=
+    echo "docs/reliability.md's row for these games:"
+    python3 "$repo/tools/reliability_row.py" --theirs Opponent \
+        --builds "${version:-Sentinel} against $(basename "$opponent") at UCI_Elo 2000" \
+        --what "tools/conformance-games.sh at 5+0.05: UCI, XBoard, Chess960, pondering" \
+        ${warnings:+--note "$warnings cutechess warnings"} \
+        "$out/uci.log" "$out/xboard.log" "$out/chess960.log" "$out/ponder.log" || true
+fi
 if [ -s "$out/opponent-faults" ]; then
     echo "the opponent's faults (not counted):" >&2
     cat "$out/opponent-faults" >&2

@@ -25,8 +25,10 @@ restarted only after a fault). PGNs of faulty games are appended to faulty.pgn i
 
     tools/soak.py --engine target/release/sentinel --games 2000 --out /tmp/soak
 
-Needs python-chess (`pip install chess`). The last line is machine-readable:
-'SOAK games=N illegal=N time=N crash=N hang=N warnings=N peak_rss_mb=X ...'.
+Needs python-chess (`pip install chess`). The second-last line is machine-readable:
+'SOAK games=N illegal=N time=N crash=N hang=N warnings=N peak_rss_mb=X ...'; the last is the
+run's row for docs/reliability.md (tools/reliability_row.py: a hang is its "disconnect", the
+engine alive but not answering; the reference engine's faults are named apart).
 """
 
 import argparse
@@ -40,6 +42,9 @@ import time
 import chess
 import chess.engine
 import chess.pgn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reliability_row  # noqa: E402 (the path above first)
 
 
 class WarningCounter(logging.Handler):
@@ -178,7 +183,11 @@ def play_game(white, black, fen, tc, args):
             fault, faulty = f"crash: {err!r}", side
             break
         except chess.engine.EngineError as err:
-            fault, faulty = f"crash (protocol error): {err!r}", side
+            # python-chess raises this for a move it cannot play, which a GUI calls illegal.
+            if reliability_row.is_move_error(err):
+                fault, faulty = f"illegal move (as sent): {err}", side
+            else:
+                fault, faulty = f"crash (protocol error): {err!r}", side
             break
         except TimeoutError:
             fault, faulty = "hang (no move)", side
@@ -283,6 +292,8 @@ def main():
                                                               option_dict(args.reference_option), False))
     tally = {"illegal": 0, "time": 0, "crash": 0, "hang": 0, "other": 0}
     reference_faults = 0
+    reference_tally = {"illegal": 0, "time": 0, "crash": 0, "hang": 0, "other": 0}
+    uci_names = {}  # the row's builds: each engine's UCI name, from its first game
     lowest_clock = {}  # per configuration
     peak_kb, rss_after = 0, {}
     started = time.monotonic()
@@ -317,8 +328,12 @@ def main():
         line = f"game {g + 1:5d} {name}: {result}"
         if close_calls:
             line += f"  CLOSE {'; '.join(close_calls[:3])}"
+        for p in (white, black):
+            if p.engine is not None and p.command[0] not in uci_names:
+                uci_names[p.command[0]] = p.engine.id.get("name")
         if fault and not players_of(white, black)[faulty].is_sentinel:
             reference_faults += 1
+            reference_tally[next((k for k in reference_tally if fault.startswith(k)), "other")] += 1
             line += f"  REFERENCE FAULT ({'white' if faulty == chess.WHITE else 'black'}) {fault}"
             for p in (white, black):
                 p.close()
@@ -351,6 +366,17 @@ def main():
         print(f"lowest clock {name}: {lowest:.3f}s")
     print(summary)
     print(summary, file=log)
+    kinds = lambda t: {"illegal": t["illegal"], "time": t["time"], "crash": t["crash"], "disconnect": t["hang"],
+                       "other": t["other"]}
+    played = reliability_row.played_tally(args.games, kinds(tally), kinds(reference_tally), players=uci_names)
+    configurations = ", ".join(f"{p} {o} {t}" for p, o, t in configs) if args.config else "the eight configurations"
+    options = f", {' '.join(args.option)}" if args.option else ""
+    notes = [f"{len(counter.messages)} python-chess warnings"] if counter.messages else []
+    line = reliability_row.row(reliability_row.dates_text(played.dates), reliability_row.builds_text(played.players),
+                               f"tools/soak.py, {configurations}{options}", played,
+                               f"`{os.path.join(args.out, 'soak.log')}`", notes)
+    print(line)
+    print(line, file=log)
     return 0 if sum(tally.values()) == 0 and not counter.messages else 1
 
 

@@ -14,7 +14,10 @@
 # `cd OUT && fastchess -config file=config.json`.
 # fastchess is the one on PATH, or the one tools/build-fastchess.sh builds; FASTCHESS names
 # another. fastchess reports illegal moves, time losses and crashes (disconnects) in its
-# summary and in the log. NEW_OPTIONS and BASE_OPTIONS give
+# summary and in the log; at the end (also when the match is stopped with Ctrl-C) this script
+# prints the match's row for docs/reliability.md, read from the games this run added to the
+# PGN by tools/reliability_row.py (with python3; a resumed match's row, over the whole PGN:
+# `tools/reliability_row.py OUT/NAME.pgn`). NEW_OPTIONS and BASE_OPTIONS give
 # one engine UCI options ("name=value ...", no spaces in a name): with an `spsa` build as both
 # engines, a change of the search's constants is tested without building anything, e.g.
 #   NEW_OPTIONS="lmp_base=4" tools/sprt.sh target/release/sentinel target/release/sentinel
@@ -60,8 +63,17 @@ name="$new_name-vs-$base_name-$tc"
 # A file name has at most 255 bytes: many options would make fastchess's PGN unwritable (it
 # says nothing and writes none), so a long name keeps its first 200 characters.
 file=$(printf '%s' "$name" | cut -c1-200)
+# fastchess appends to a PGN of the same name: the row counts only the games after these.
+row=$here/tools/reliability_row.py
+before=0
+if command -v python3 >/dev/null 2>&1; then
+    before=$(python3 "$row" --count "$out/$file.pgn") || before=0
+fi
+# Ctrl-C stops fastchess, which saves the match; this shell waits for it, then prints the row.
+trap 'echo "stopped by hand" >&2' INT
+status=0
 # shellcheck disable=SC2046,SC2086 # the options are words by design
-exec "$fastchess" \
+"$fastchess" \
     -engine cmd="$new" name="$new_name" $(options "${NEW_OPTIONS:-}") \
     -engine cmd="$base" name="$base_name" $(options "${BASE_OPTIONS:-}") \
     -each $limit option.Threads=1 option.Hash=16 \
@@ -70,4 +82,12 @@ exec "$fastchess" \
     $sprt $adjudicate \
     -ratinginterval 20 \
     -pgnout file="$out/$file.pgn" \
-    -log file="$out/$file.log" level=warn
+    -log file="$out/$file.log" level=warn || status=$?
+if [ "$elo0" = none ]; then what="$rounds game pairs at $tc"; else what="SPRT [$elo0, $elo1] at $tc"; fi
+if command -v python3 >/dev/null 2>&1 && [ -f "$out/$file.pgn" ]; then
+    echo "docs/reliability.md's row for these games:"
+    python3 "$row" --skip "$before" --what "tools/sprt.sh, $what" "$out/$file.pgn" || true
+else
+    echo "sprt.sh: no row for docs/reliability.md (needs python3 and the PGN)" >&2
+fi
+exit "$status"

@@ -14,6 +14,11 @@ of c_end^2 per game. The state, with the settings that shape the schedule, is wr
 --state after every iteration, so a stopped run continues where it was (with the same settings,
 or it refuses); the current values are printed as lines to paste into params.rs.
 
+Every game's ending is read from fastchess's PGN (tools/reliability_row.py) and the faults are
+kept in the state beside the values: the games played and the illegal moves, time losses,
+crashes and disconnects among them, printed with the values and, at the end, as the run's row
+for docs/reliability.md. A state from before this count starts it at the iteration it resumes.
+
 OpenBench's rate assumes tens of thousands of games: at 0.002 a parameter moves about 0.002 of a
 step per game of signal, so in the few thousand games a session of this machine plays, nothing
 moves by as much as a step (1,744 games over 16 parameters: the largest move 0.4 of a step).
@@ -29,6 +34,7 @@ fastchess does the same arithmetic on one machine.
 """
 
 import argparse
+import datetime
 import json
 import os
 import random
@@ -38,6 +44,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import reliability_row  # noqa: E402 (the path above first)
+
 # Where the tools keep what they make and build: SENTINEL_DATA, or ~/sentinel-data.
 DATA = os.environ.get("SENTINEL_DATA") or os.path.expanduser("~/sentinel-data")
 ALPHA, GAMMA = 0.602, 0.101
@@ -75,7 +84,7 @@ def count_lines(path):
 
 def play(engine, plus, minus, pairs, tc, openings, concurrency):
     """Plays `pairs` game pairs between the two settings; the plus side's points less the
-    minus side's."""
+    minus side's, and the games' Tally of faults."""
     with tempfile.TemporaryDirectory() as tmp:
         pgn = os.path.join(tmp, "games.pgn")
         cmd = [fastchess()]
@@ -94,7 +103,30 @@ def play(engine, plus, minus, pairs, tc, openings, concurrency):
     for white, black, result in re.findall(r'\[White "(\w+)"\]\s*\[Black "(\w+)"\][\s\S]*?\[Result "([^"]+)"\]', text):
         points = {"1-0": 1.0, "0-1": -1.0, "1/2-1/2": 0.0}.get(result, 0.0)
         score += points if white == "plus" else -points
-    return score
+    return score, reliability_row.count_pgn(text)
+
+
+def count_faults(state, tally):
+    """Adds an iteration's games and faults to the run's count in the state."""
+    faults = state["faults"]
+    faults["games"] += tally.games
+    for kind in (*reliability_row.KINDS, "other"):
+        faults[kind] += tally.ours[kind] + tally.theirs[kind]
+    days = sorted(d.isoformat() for d in tally.dates)
+    if days:
+        faults["first_day"] = min(faults.get("first_day") or days[0], days[0])
+        faults["last_day"] = max(faults.get("last_day") or days[-1], days[-1])
+
+
+def faults_row(state, args):
+    faults = state["faults"]
+    days = [datetime.date.fromisoformat(faults[d]) for d in ("first_day", "last_day") if faults.get(d)]
+    tally = reliability_row.played_tally(faults["games"], {k: faults[k] for k in (*reliability_row.KINDS, "other")},
+                                         dates=days)
+    since = f", faults counted from iteration {faults['since'] + 1}" if faults["since"] else ""
+    what = f"tools/spsa.py, {state['k']} iterations of {args.pairs} pair{'s' if args.pairs != 1 else ''} at {args.tc}{since}"
+    return reliability_row.row(reliability_row.dates_text(tally.dates), f"`{os.path.basename(args.engine)}`", what,
+                               tally, f"`{args.state}`")
 
 
 def main():
@@ -128,6 +160,9 @@ def main():
         if differ or "settings" not in state:
             sys.exit(f"{args.state} is a run with other settings ({'; '.join(differ) or 'none recorded'}): "
                      "give its settings, or another --state")
+    # The faults of the games so far; a state written before they were counted starts now.
+    state.setdefault("faults", {"since": state["k"], "games": 0,
+                                **{k: 0 for k in (*reliability_row.KINDS, "other")}})
     n_total = args.iterations
     big_a = n_total / 10
     while state["k"] < n_total:
@@ -140,7 +175,8 @@ def main():
             theta = state["theta"][n]
             plus[n] = int(round(min(hi, max(lo, theta + c_k * deltas[n]))))
             minus[n] = int(round(min(hi, max(lo, theta - c_k * deltas[n]))))
-        result = play(args.engine, plus, minus, args.pairs, args.tc, args.openings, args.concurrency)
+        result, tally = play(args.engine, plus, minus, args.pairs, args.tc, args.openings, args.concurrency)
+        count_faults(state, tally)
         for n in names:
             _, lo, hi = spins[n]
             c_k = c[n]
@@ -155,9 +191,13 @@ def main():
             json.dump(state, f, indent=1)
         os.replace(args.state + ".tmp", args.state)
         if k % 10 == 0 or k == n_total:
-            print(f"iteration {k}/{n_total}, last result {result:+.1f}", flush=True)
+            faults = state["faults"]
+            print(f"iteration {k}/{n_total}, last result {result:+.1f}; {faults['games']} games, "
+                  + ", ".join(f"{faults[kind]} {kind}" for kind in (*reliability_row.KINDS, "other")), flush=True)
             for n in names:
                 print(f"    {n} = {round(state['theta'][n])}", flush=True)
+    print("docs/reliability.md's row for this run's games:")
+    print(faults_row(state, args), flush=True)
 
 
 if __name__ == "__main__":
