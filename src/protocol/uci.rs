@@ -483,14 +483,6 @@ fn parse_go(args: &str, engine: &Engine) -> (Limits, Vec<String>) {
         });
         limits.clock = Some(Clock { remaining, increment: inc[us].unwrap_or_default(), moves_to_go });
     }
-    // A clock and a time per move in one `go` (lichess-bot's `go_commands: movetime` beside its
-    // clocks): the search spends a `movetime` in full, so it may not be more than the clock
-    // can give. It gets at most half of what is left after the move overhead, the time
-    // manager's own ceiling, and never loses on time for the sake of the time per move.
-    if let (Some(movetime), Some(clock)) = (limits.movetime, limits.clock) {
-        let ceiling = clock.remaining.saturating_sub(engine.settings().move_overhead) / 2;
-        limits.movetime = Some(movetime.min(ceiling).max(Duration::from_millis(1)));
-    }
     let unlimited = limits.depth.is_none()
         && limits.nodes.is_none()
         && limits.mate.is_none()
@@ -591,18 +583,6 @@ mod tests {
         let (limits, _) = parse_go("wtime 1000 btime -50 winc 10", &engine);
         let clock = limits.clock.unwrap();
         assert_eq!((clock.remaining.as_millis(), clock.increment.as_millis(), clock.moves_to_go), (0, 0, None));
-    }
-
-    #[test]
-    fn a_time_per_move_does_not_overstep_the_clock() {
-        let engine = engine();
-        let overhead = engine.settings().move_overhead.as_millis() as u64;
-        let (limits, _) = parse_go("wtime 2000 btime 60000 movetime 5000", &engine);
-        assert_eq!(limits.movetime, Some(Duration::from_millis((2000 - overhead) / 2)));
-        let (limits, _) = parse_go("wtime 60000 btime 60000 winc 1000 binc 1000 movetime 1000", &engine);
-        assert_eq!(limits.movetime, Some(Duration::from_millis(1000)));
-        let (limits, _) = parse_go("wtime 0 btime 60000 movetime 1000", &engine);
-        assert_eq!(limits.movetime, Some(Duration::from_millis(1)));
     }
 
     #[test]

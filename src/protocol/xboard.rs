@@ -337,14 +337,14 @@ impl<'a> XBoard<'a> {
             // unlike UCI's `go movetime`, which is spent in full.
             (TimeControl::PerMove(time), None) => {
                 let overhead = self.engine.settings().move_overhead;
-                let mut movetime = time.saturating_sub(spent + overhead);
+                limits.movetime = Some(time.saturating_sub(spent + overhead).max(Duration::from_millis(1)));
                 // A GUI that keeps a clock beside `st` and says it holds less than `st` (`time`)
-                // is believed: the move gets at most half of what that clock holds after the
-                // overhead, as a UCI `movetime` beside a clock does.
+                // is believed: the time manager then gives the move at most half of what that
+                // clock holds after the overhead, as it does a UCI `movetime` beside a clock.
                 if let Some(clock) = self.game.our_time.filter(|&clock| clock < time) {
-                    movetime = movetime.min(clock.saturating_sub(spent + overhead) / 2);
+                    let remaining = clock.saturating_sub(spent);
+                    limits.clock = Some(Clock { remaining, increment: Duration::ZERO, moves_to_go: None });
                 }
-                limits.movetime = Some(movetime.max(Duration::from_millis(1)));
             }
             (TimeControl::PerMove(time), Some(nps)) => limits.nodes = Some(nodes_for(time, nps)),
             (TimeControl::Level { .. } | TimeControl::NoClock, nps) => {
@@ -920,11 +920,16 @@ mod tests {
         assert_eq!(remaining, Some(Duration::from_millis(59_750)));
         xboard.command("st 2");
         assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(1740)));
-        // A clock beside `st` that holds less than it: half of what it holds.
+        // A clock beside `st` that holds less than it goes to the time manager with the time
+        // per move, which then gives the move at most half of it (search/time.rs's test).
         xboard.command("time 150");
-        assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(620)));
+        let limits = xboard.move_limits(spent);
+        assert_eq!(limits.movetime, Some(Duration::from_millis(1740)));
+        assert_eq!(limits.clock.map(|clock| clock.remaining), Some(Duration::from_millis(1250)));
         xboard.command("time 200");
-        assert_eq!(xboard.move_limits(spent).movetime, Some(Duration::from_millis(1740)));
+        let limits = xboard.move_limits(spent);
+        assert_eq!(limits.movetime, Some(Duration::from_millis(1740)));
+        assert!(limits.clock.is_none());
     }
 
     /// `memory` and `cores` beyond the options' ranges are brought within them, and said so.

@@ -30,8 +30,16 @@ impl TimeManager {
         if let Some(movetime) = limits.movetime {
             // The user asked for this much thinking: use all of it. The overhead is set aside
             // from clocks, which the engine must not overstep; a fixed time per move is not
-            // one (Stockfish too spends `go movetime` in full).
-            return manager(None, Some(movetime.min(Limits::MAX_TIME).max(Duration::from_millis(1))));
+            // one (Stockfish too spends `go movetime` in full). But a clock given beside it
+            // (lichess-bot's `go_commands` send both; XBoard's `st` with a `time` below it) is
+            // believed: the move gets at most half of what that clock holds after the
+            // overhead, the clock's own ceiling below, and never loses on time for the sake of
+            // the time per move.
+            let mut time = movetime.min(Limits::MAX_TIME);
+            if let Some(clock) = limits.clock {
+                time = time.min(clock.remaining.min(Limits::MAX_TIME).saturating_sub(overhead) / 2);
+            }
+            return manager(None, Some(time.max(Duration::from_millis(1))));
         }
         let Some(clock) = limits.clock else {
             return manager(None, None);
@@ -195,5 +203,18 @@ mod tests {
         let limits = Limits { movetime: Some(Duration::from_millis(300)), ..Limits::default() };
         let tm = TimeManager::new(&limits, Duration::from_millis(200), &Params::default());
         assert_eq!(tm.maximum, Some(Duration::from_millis(300)));
+    }
+
+    #[test]
+    fn a_time_per_move_does_not_overstep_a_clock_beside_it() {
+        let overhead = Duration::from_millis(30);
+        let maximum = |movetime_ms, remaining_ms| {
+            let limits = Limits { movetime: Some(Duration::from_millis(movetime_ms)), ..clock(remaining_ms, 0, None) };
+            TimeManager::new(&limits, overhead, &Params::default()).maximum.unwrap().as_millis()
+        };
+        // `go wtime 2000 ... movetime 5000` once thought 5 s and lost on time.
+        assert_eq!(maximum(5000, 2000), (2000 - 30) / 2);
+        assert_eq!(maximum(1000, 60_000), 1000);
+        assert_eq!(maximum(1000, 0), 1);
     }
 }
