@@ -223,6 +223,13 @@ mod tests {
         let boards = positions("e4 e5 Nf3 d6 d4 Qe7 Nc3");
         let classification = table.classify(&boards);
         assert_eq!(classification.book_plies, 5);
+        // The Opera Game (docs/review.md's example) leaves it with 3...Bg4, named for 3.d4.
+        let opera = table.classify(&positions("e4 e5 Nf3 d6 d4 Bg4 dxe5 Bxf3 Qxf3 dxe5 Bc4 Nf6"));
+        assert_eq!(
+            opera.opening.map(|(o, ply)| (o.eco, o.name, ply)),
+            Some(("C41".into(), "Philidor's defence".into(), 5))
+        );
+        assert_eq!(opera.book_plies, 5);
         // 1.c4 g6 2.Nc3 c5 3.g3 Bg7 4.Bg2 is on no line, but 4...Nc6 reaches the position of
         // 1.c4 c5 2.Nc3 Nc6 3.g3 g6 4.Bg2 Bg7, and 5.Nf3 one the table names: the book goes on to
         // there, and the opening is named there (not for 1.c4 g6, the English opening at ply 2).
