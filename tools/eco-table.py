@@ -84,9 +84,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("eco_pgn", nargs="?", default=DEFAULT, help=f"pgn-extract's eco.pgn (default {DEFAULT})")
     path = parser.parse_args().eco_pgn
-    with open(path, "rb") as source:
-        digest = hashlib.sha256(source.read()).hexdigest()
-    credits, games = read(path)
+    try:
+        with open(path, "rb") as source:
+            digest = hashlib.sha256(source.read()).hexdigest()
+        credits, games = read(path)
+    except (OSError, UnicodeDecodeError) as error:
+        raise SystemExit(f"eco-table.py: {path}: {error}") from None
     print(f"# pgn-extract's eco.pgn (sha256 {digest[:16]}), {len(games)} openings: GPL-3+")
     print("# (Debian's pgn-extract copyright file). Made by tools/eco-table.py. Its own credits:")
     for line in credits.splitlines():
