@@ -1,11 +1,14 @@
-//! The opening a game played, by name and ECO code, as lichess names it: the table is lichess's
-//! own (lichess-org/chess-openings, public domain), built into the binary in the compact form
-//! `tools/eco-table.py` writes (`eco.txt`, beside this file). Games are matched by position,
-//! not by move order, so a transposition finds its name, and the name is that of the deepest
-//! named position among the game's first 40 plies while 20 or more pieces stand, lichess's rule
-//! (`OpeningDb.search` in lichess-org/scalachess). The book, for a review, is every position on
-//! a line of the table: a game leaves it after the last of its positions (in the same first
-//! plies) that a line passes through.
+//! The opening a game played, by name and ECO code: the table is pgn-extract's ECO
+//! classification (its `eco.pgn`, GPL-3+), built into the binary in the compact form
+//! `tools/eco-table.py` writes (`eco.txt`, beside this file), each name written as review sites
+//! write one, the opening, a colon, then the variation. Games are matched by position, not by
+//! move order, so a transposition finds its name; where two of the table's lines reach the same
+//! position, the game's own move order picks between them, and failing that the first in the
+//! table, as pgn-extract picks. The name is that of the deepest named position among the game's
+//! first 40 plies while 20 or more pieces stand, lichess's rule (`OpeningDb.search` in
+//! lichess-org/scalachess). The book, for a review, is every position on a line of the table: a
+//! game leaves it after the last of its positions (in the same first plies) that a line passes
+//! through.
 
 use crate::board::{Board, START_FEN};
 use crate::notation::san::parse_move_text;
@@ -24,7 +27,7 @@ const SEARCH_MIN_PIECES: usize = 20;
 pub struct Opening {
     /// `C41`.
     pub eco: String,
-    /// `Philidor Defense: Exchange Variation`: the family, a colon, then the variations.
+    /// `Philidor: Philidor counter-gambit`: the opening, a colon, then the variation.
     pub name: String,
 }
 
@@ -42,7 +45,10 @@ pub struct Classification {
 /// The table: its named positions and every position on one of its lines, by Zobrist key.
 pub struct Openings {
     openings: Vec<Opening>,
-    named: HashMap<u64, usize>,
+    /// Each opening's line: the position after each of its moves.
+    lines: Vec<Vec<u64>>,
+    /// The openings that name a position, in the table's order (a few positions have two).
+    named: HashMap<u64, Vec<usize>>,
     book: HashSet<u64>,
 }
 
@@ -54,7 +60,7 @@ impl Openings {
 
     /// A table without openings, for games whose openings are not looked up.
     pub fn empty() -> Openings {
-        Openings { openings: Vec::new(), named: HashMap::new(), book: HashSet::new() }
+        Openings { openings: Vec::new(), lines: Vec::new(), named: HashMap::new(), book: HashSet::new() }
     }
 
     /// How many openings the table names.
@@ -101,15 +107,21 @@ impl Openings {
             if moves == 0 {
                 return Err(error("an opening without moves"));
             }
-            table.named.insert(boards[moves].key(), table.openings.len());
+            table.named.entry(boards[moves].key()).or_default().push(table.openings.len());
+            table.lines.push(boards[1..].iter().map(Board::key).collect());
             table.openings.push(Opening { eco: eco.clone(), name: name.clone() });
         }
         Ok(table)
     }
 
-    /// The opening named for `board`'s position, if the table names it.
-    pub fn named(&self, board: &Board) -> Option<&Opening> {
-        self.named.get(&board.key()).map(|&index| &self.openings[index])
+    /// The opening named for the last of `boards` (a game's positions after each move, the start
+    /// left out), if the table names it: of two that name it, the one whose line is the game's
+    /// own moves, or else the first.
+    fn named(&self, boards: &[Board]) -> Option<&Opening> {
+        let candidates = self.named.get(&boards.last()?.key())?;
+        let moves_played = |&&index: &&usize| self.lines[index].iter().copied().eq(boards.iter().map(Board::key));
+        let index = candidates.iter().find(moves_played).or(candidates.first())?;
+        Some(&self.openings[*index])
     }
 
     /// Whether a line of the table passes through `board`'s position.
@@ -134,7 +146,8 @@ impl Openings {
                 .enumerate()
                 .skip(1)
         };
-        let opening = opening_positions().filter_map(|(ply, board)| self.named(board).map(|o| (o.clone(), ply))).last();
+        let opening =
+            opening_positions().filter_map(|(ply, _)| self.named(&boards[1..=ply]).map(|o| (o.clone(), ply))).last();
         let book_plies = opening_positions().filter(|(_, board)| self.in_book(board)).map(|(ply, _)| ply).last();
         let book_plies = book_plies.unwrap_or(0);
         Classification { opening, book_plies }
@@ -161,43 +174,71 @@ mod tests {
     #[test]
     fn the_whole_table_reads() {
         let table = Openings::parse(TABLE).unwrap();
-        // a.tsv to e.tsv of lichess-org/chess-openings at 51b8862 hold 3,807 openings.
-        assert_eq!(table.len(), 3807);
-        assert_eq!(table.named.len(), 3807, "every opening's position is a different one");
+        // pgn-extract 19.04's eco.pgn holds 2,014 openings; four positions are named twice
+        // (the Urusov gambit by the Bishop's opening and by the Petrov, among them).
+        assert_eq!(table.len(), 2014);
+        assert_eq!(table.named.len(), 2010);
+        assert_eq!(table.named.values().filter(|openings| openings.len() == 2).count(), 4);
         assert!(table.book.len() > table.len());
     }
 
     #[test]
-    fn openings_are_named_as_lichess_names_them() {
+    fn openings_are_named_as_the_table_names_them() {
         let table = Openings::built_in();
         let name = |sans: &str| table.classify(&positions(sans)).opening.map(|(o, ply)| (o.eco, o.name, ply));
         let named = |eco: &str, name: &str, ply| Some((eco.to_string(), name.to_string(), ply));
-        assert_eq!(name("e4 e5 Nf3 d6"), named("C41", "Philidor Defense", 4));
-        assert_eq!(
-            name("e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6"),
-            named("B90", "Sicilian Defense: Najdorf Variation", 10)
-        );
-        // The Queen's Gambit Declined reached through the English: named by its position.
-        assert_eq!(name("c4 e6 Nc3 d5 d4 Nf6"), name("d4 d5 c4 e6 Nc3 Nf6"), "a transposition finds the same name");
+        assert_eq!(name("e4 e5 Nf3 d6"), named("C41", "Philidor's defence", 4));
+        assert_eq!(name("e4 e5 Nf3 d6 d4 f5"), named("C41", "Philidor: Philidor counter-gambit", 6));
+        assert_eq!(name("e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6"), named("B90", "Sicilian: Najdorf", 10));
+        // The Queen's Gambit Declined reached through the English: 2.Nc3 and 2...d5 leave the
+        // table's lines, 3.d4 comes back to the position of 1.d4 d5 2.c4 e6 3.Nc3, and the game
+        // is named by its position.
+        let english = positions("c4 e6 Nc3 d5 d4 Nf6");
+        assert!(!table.in_book(&english[3]) && !table.in_book(&english[4]) && table.in_book(&english[5]));
+        assert_eq!(name("c4 e6 Nc3 d5 d4 Nf6"), named("D35", "QGD: 3...Nf6", 6), "a transposition finds the name");
+        assert_eq!(name("d4 d5 c4 e6 Nc3 Nf6"), named("D35", "QGD: 3...Nf6", 6));
         // Moves after the table's last named position keep its name.
-        assert_eq!(name("e4 e5 Nf3 d6 a3 a6 h3 h6").map(|(eco, _, _)| eco), Some("C41".to_string()));
+        assert_eq!(name("e4 e5 Nf3 d6 a3 a6 h3 h6"), named("C41", "Philidor's defence", 4));
         assert_eq!(name(""), None);
     }
 
     #[test]
-    fn the_book_ends_at_the_first_position_no_line_passes_through() {
+    fn of_two_openings_of_one_position_the_games_own_moves_pick() {
+        // 1.e4 e5 2.Bc4 Nf6 3.d4 exd4 4.Nf3 (C24) and 1.e4 e5 2.Nf3 Nf6 3.d4 exd4 4.Bc4 (C43) reach
+        // one position; a third move order gets the first of the table, as pgn-extract 19.04's
+        // own `-e` classifies these three games.
+        let table = Openings::built_in();
+        let name = |sans: &str| table.classify(&positions(sans)).opening.map(|(o, ply)| (o.eco, o.name, ply));
+        let bishops = Some(("C24".to_string(), "Bishop's opening: Urusov gambit".to_string(), 7));
+        let petrov = Some(("C43".to_string(), "Petrov: Urusov gambit".to_string(), 7));
+        assert_eq!(name("e4 e5 Bc4 Nf6 d4 exd4 Nf3"), bishops);
+        assert_eq!(name("e4 e5 Nf3 Nf6 d4 exd4 Bc4"), petrov);
+        assert_eq!(name("e4 e5 d4 exd4 Nf3 Nf6 Bc4"), bishops);
+    }
+
+    #[test]
+    fn the_book_ends_at_the_last_position_a_line_passes_through() {
         let table = Openings::built_in();
         // 1.e4 e5 2.Nf3 d6 3.d4 is the Philidor's main line; 3...Qe7?! is not in the table.
         let boards = positions("e4 e5 Nf3 d6 d4 Qe7 Nc3");
         let classification = table.classify(&boards);
         assert_eq!(classification.book_plies, 5);
-        // 1.c4 g6 2.Nc3 c5 is on no line, but 3.g3 Bg7 4.Bg2 Nc6 5.Nf3 d6 6.O-O reaches one:
-        // the book goes on to there, and the opening is named there (lichess-org/chess-openings
-        // names the position after 6.O-O, not the one after 2...c5).
-        let english = table.classify(&positions("c4 g6 Nc3 c5 g3 Bg7 Bg2 Nc6 Nf3 d6 O-O e6 e3"));
-        let name = "English Opening: Symmetrical Variation, Three Knights, Fianchetto Variation";
-        assert_eq!(english.opening.map(|(o, ply)| (o.eco, o.name, ply)), Some(("A37".into(), name.into(), 11)));
-        assert_eq!(english.book_plies, 11);
+        // The Opera Game (docs/review.md's example) leaves it with 3...Bg4, named for 3.d4.
+        let opera = table.classify(&positions("e4 e5 Nf3 d6 d4 Bg4 dxe5 Bxf3 Qxf3 dxe5 Bc4 Nf6"));
+        assert_eq!(
+            opera.opening.map(|(o, ply)| (o.eco, o.name, ply)),
+            Some(("C41".into(), "Philidor's defence".into(), 5))
+        );
+        assert_eq!(opera.book_plies, 5);
+        // 1.c4 g6 2.Nc3 c5 3.g3 Bg7 4.Bg2 is on no line, but 4...Nc6 reaches the position of
+        // 1.c4 c5 2.Nc3 Nc6 3.g3 g6 4.Bg2 Bg7, and 5.Nf3 one the table names: the book goes on to
+        // there, and the opening is named there (not for 1.c4 g6, the English opening at ply 2).
+        let boards = positions("c4 g6 Nc3 c5 g3 Bg7 Bg2 Nc6 Nf3 d6 O-O e6 e3");
+        assert!((3..=7).all(|ply| !table.in_book(&boards[ply])) && table.in_book(&boards[8]));
+        let english = table.classify(&boards);
+        let name = "English: symmetrical variation";
+        assert_eq!(english.opening.map(|(o, ply)| (o.eco, o.name, ply)), Some(("A37".into(), name.into(), 9)));
+        assert_eq!(english.book_plies, 9);
         // A game set up from a position has no opening, even the start position after 1.e4.
         let mut after_e4 = Board::start_position();
         after_e4.make_move(parse_move(&after_e4, "e2e4").unwrap());
