@@ -5,7 +5,7 @@ together by Ewart Shaw, Franz Hemmer and others; GPL-3+ as Debian's pgn-extract 
 states), in a compact form built into the binary.
 
     sudo apt-get install pgn-extract
-    tools/eco-table.py > src/review/eco.txt           # /usr/share/pgn-extract/eco.pgn
+    tools/eco-table.py > src/review/eco.txt           # tools/data/eco.pgn
     tools/eco-table.py path/to/eco.pgn > src/review/eco.txt
 
 Each opening is a game of the file: its ECO tag, a name made the way review sites write one
@@ -23,9 +23,12 @@ lines. Only the standard library is needed.
 
 import argparse
 import hashlib
+import pathlib
 import re
 
-DEFAULT = "/usr/share/pgn-extract/eco.pgn"
+# pgn-extract's file as Debian ships it (/usr/share/pgn-extract/eco.pgn), kept in the repository
+# beside this tool as the table's source.
+DEFAULT = str(pathlib.Path(__file__).resolve().parent / "data" / "eco.pgn")
 TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]$')
 MOVE_NUMBER = re.compile(r"^\d+\.+")
 RESULTS = {"*", "1-0", "0-1", "1/2-1/2"}
