@@ -11,6 +11,7 @@
 //!   chess-api.com and lichess's cloud evaluation, at their own paths.
 //! - `routes`, `stream` (live lines over a WebSocket) and `reviews` (`sentinel analyse`'s
 //!   review of a PGN, with progress): the endpoints.
+//! - `page`: the page at `/`, its files built into the binary.
 //! - `rules`: the rules of chess for a page's board (`POST /api/position`): the position
 //!   view, which games embed too.
 //! - `guard`: what keeps a door to the machine shut: the host and origin checks, CORS only
@@ -24,6 +25,7 @@ mod compat;
 mod connections;
 mod error;
 mod guard;
+mod page;
 mod request;
 mod reviews;
 mod routes;
