@@ -133,7 +133,12 @@ const board = {
     this.onMove = onMove;
     this.movable = movable;
     const canMove = movable && view.legal.length > 0 && (movable === 'both' || movable === view.turn);
+    // A move played or taken back slides; a jump to another place in the game does not.
+    const before = this.shownMoves;
+    this.shownMoves = view.moves.length;
+    const step = before !== undefined && Math.abs(before - view.moves.length) <= 1;
     this.ground.set({
+      animation: { enabled: step, duration: 150 },
       fen: view.fen,
       orientation: this.orientation,
       turnColor: view.turn,
@@ -1120,7 +1125,13 @@ const review = {
       item.className = `side ${side}`;
       const accuracy = summary.accuracy === null || summary.accuracy === undefined ? '–' : `${summary.accuracy.toFixed(1)}%`;
       const name = (this.game.tags && this.game.tags[colourName(side)]) || colourName(side);
-      item.textContent = `${name}: accuracy ${accuracy} · ${summary.inaccuracies} inaccuracies, ${summary.mistakes} mistakes, ${summary.blunders} blunders`;
+      const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+      const marks = [
+        count(summary.inaccuracies, 'inaccuracy', 'inaccuracies'),
+        count(summary.mistakes, 'mistake', 'mistakes'),
+        count(summary.blunders, 'blunder', 'blunders'),
+      ].join(', ');
+      item.textContent = `${name}: accuracy ${accuracy} · ${marks}`;
       box.appendChild(item);
     }
   },
