@@ -45,6 +45,10 @@ CHROMIUM_FLAGS = [
 ]
 
 
+class Skipped(Exception):
+    """A test that this server cannot run (one built without the games API)."""
+
+
 class Server:
     """`sentinel serve` on a free loopback port."""
 
@@ -341,6 +345,97 @@ def test_nothing_is_fetched_from_elsewhere(server, options):
         page.close()
 
 
+def moves_shown(page):
+    return [item.text for item in page.driver.find_elements(By.CSS_SELECTOR, "#play-moves li.move")]
+
+
+def sign(page, kind, name, password):
+    page.tab("account")
+    page.type("account-user", name)
+    page.type("account-password", password)
+    page.click("account-register" if kind == "register" else "account-login")
+    page.wait(lambda: page.js("return document.body.dataset.user") == name, f"{kind} as {name}")
+
+
+def test_sign_up_play_sign_out_sign_in_resume(server, options):
+    """An account made, a game against the engine kept as it is played, signed out (the games
+    are gone from the page), signed in again, the game found in the list and resumed."""
+    if not server.has("/api/account"):
+        raise Skipped("this server has no accounts")
+    page = Page(server.url)
+    try:
+        sign(page, "register", "ann", "a long enough password")
+        start_engine_game(page, "", level="0")
+        page.move("e2", "e4")
+        page.wait(lambda: len(moves_shown(page)) == 2, "the engine's reply")
+        page.move("d2", "d4")
+        page.wait(lambda: len(moves_shown(page)) == 4, "the engine's second reply")
+        fen, played = page.fen(), moves_shown(page)
+        page.tab("account")
+        page.click("account-logout")
+        page.wait(lambda: page.js("return document.body.dataset.user") == "", "the sign-out")
+        page.tab("games")
+        page.wait(lambda: "Sign in" in page.text("games-status"), "a guest has no list")
+        sign(page, "login", "ann", "a long enough password")
+        page.tab("games")
+        page.wait(lambda: page.driver.find_elements(By.CSS_SELECTOR, "#games-list li"), "the list of games")
+        page.screenshot(options.screenshots, "page-games.png")
+        page.driver.find_element(By.CSS_SELECTOR, "#games-list li button").click()
+        page.wait(lambda: page.fen() == fen and moves_shown(page) == played, "the game resumed as it was")
+        page.move("g1", "f3")
+        page.wait(lambda: len(moves_shown(page)) == 6, "the game going on after the resume")
+    finally:
+        page.close()
+
+
+def test_two_browsers_play_each_other(server, options):
+    """A game for a friend: the host's link opened in another browser session, the moves of
+    each pushed to the other, a move out of turn refused, a spectator who sees and cannot
+    move, and the mate announced to both with its winner."""
+    if not server.has("/api/account"):
+        raise Skipped("this server has no games between people")
+    host = Page(server.url)
+    friend = spectator = None
+    try:
+        host.tab("play")
+        host.select("play-opponent", "friend")
+        host.select("play-colour", "white")
+        host.click("play-start")
+        host.wait(lambda: host.text("invite-code"), "the invitation")
+        code = host.text("invite-code")
+        link = host.by_id("invite-link").get_attribute("href")
+        assert link.endswith(f"/join/{code}"), link
+        friend = Page(server.url)
+        friend.open(f"/join/{code}")
+        friend.wait(lambda: "orientation-black" in friend.by_id("board").get_attribute("class"), "the friend seated as Black")
+        host.wait(lambda: host.by_id("play-invite").get_attribute("hidden") is not None, "the host told the friend came")
+        # Out of turn: Black's pieces do not move while White is to move.
+        friend.move("e7", "e5")
+        time.sleep(0.5)
+        assert friend.fen().split()[1] == "w" and "4p3" not in friend.fen().split()[0], friend.fen()
+        host.move("f2", "f3")
+        friend.wait(lambda: friend.fen().startswith("rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b"), "the move pushed")
+        friend.move("e7", "e5")
+        host.wait(lambda: moves_shown(host) == ["f3", "e5"], "the friend's move pushed")
+        watch = host.by_id("watch-link").get_attribute("href")
+        spectator = Page(server.url)
+        spectator.open(watch[len(server.url):])
+        spectator.wait(lambda: moves_shown(spectator) == ["f3", "e5"], "the spectator sees the game")
+        spectator.move("g2", "g4")
+        time.sleep(0.5)
+        assert moves_shown(spectator) == ["f3", "e5"], "a spectator cannot move"
+        host.move("g2", "g4")
+        friend.wait(lambda: len(moves_shown(friend)) == 3, "the third move pushed")
+        friend.move("d8", "h4")
+        for page in (host, friend, spectator):
+            page.wait(lambda page=page: "Checkmate. Black wins" in page.text("play-result"), "the mate announced")
+        friend.screenshot(options.screenshots, "page-friend.png")
+    finally:
+        for page in (host, friend, spectator):
+            if page:
+                page.close()
+
+
 TESTS = [
     test_mate_against_the_engine_by_clicking,
     test_take_back_and_flip,
@@ -348,6 +443,8 @@ TESTS = [
     test_review_with_its_graph,
     test_a_phone_sized_screen,
     test_nothing_is_fetched_from_elsewhere,
+    test_sign_up_play_sign_out_sign_in_resume,
+    test_two_browsers_play_each_other,
 ]
 
 
@@ -359,7 +456,7 @@ def main():
     options = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="sentinel-browser-")
     server = Server(os.path.abspath(options.binary), workdir)
-    passed = failed = 0
+    passed = failed = skipped = 0
     try:
         for test in TESTS:
             if options.k not in test.__name__:
@@ -369,6 +466,9 @@ def main():
                 test(server, options)
                 passed += 1
                 print(f"ok     {test.__name__} ({time.time() - started:.1f} s)")
+            except Skipped as why:
+                skipped += 1
+                print(f"skip   {test.__name__}: {why}")
             except Exception:
                 failed += 1
                 print(f"FAILED {test.__name__} ({time.time() - started:.1f} s)")
@@ -378,7 +478,7 @@ def main():
         shutil.rmtree(workdir, ignore_errors=True)
     if failed:
         print("server's stderr:\n" + "".join(server.stderr)[-3000:])
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed else 0
 
 

@@ -234,6 +234,13 @@ function showTab(name) {
 // ---------------------------------------------------------------------------------------
 // Clocks and players
 
+/** A seat's player, "you" for one's own, or who is awaited for a seat still empty. */
+function playerName(state, colour) {
+  const name = state[colour] && state[colour].name;
+  if (!name) return 'waiting for a friend…';
+  return state.you === colour && !state.local ? `${name} (you)` : name;
+}
+
 function formatClock(ms) {
   if (ms === null || ms === undefined) return '';
   const total = Math.max(0, Math.ceil(ms / 1000));
@@ -250,7 +257,7 @@ function renderPlayers() {
     ['bottom-player', board.orientation],
   ]) {
     const box = $(id);
-    box.querySelector('.name').textContent = showNames ? `${colourName(colour)}: ${state[colour].name}` : '';
+    box.querySelector('.name').textContent = showNames ? `${colourName(colour)}: ${playerName(state, colour)}` : '';
     const clock = box.querySelector('.clock');
     const ms = showNames && state.clock ? play.clockLeft(colour) : null;
     clock.textContent = formatClock(ms);
@@ -673,7 +680,8 @@ const play = {
       board.show(view, { movable: mine && !over ? state.you : null, onMove: (uci) => this.move(uci) });
     }
     const title = state.mode === 'friend' ? 'Game with a friend' : 'Game against Sentinel';
-    $('play-title').textContent = state.you === 'spectator' ? `Watching: ${state.white.name} – ${state.black.name}` : title;
+    $('play-title').textContent =
+      state.you === 'spectator' ? `Watching: ${playerName(state, 'white')} – ${playerName(state, 'black')}` : title;
     renderMoves($('play-moves'), view.san, view.san.length, null, view.start_fen);
     $('play-fen-out').value = view.fen;
     $('play-pgn-out').value = this.pgn();
@@ -685,8 +693,13 @@ const play = {
     $('play-takeback').hidden = state.mode !== 'engine' || !mine;
     $('play-resign').hidden = !mine || over;
     $('play-draw').hidden = state.mode !== 'friend' || !mine || over;
+    const offer = state.draw_offer;
+    $('play-draw').textContent = offer && offer !== state.you ? 'Accept the draw' : offer === state.you ? 'Draw offered' : 'Offer a draw';
+    $('play-draw').disabled = offer === state.you;
+    if (!over && mine && offer && offer !== state.you) say(`${colourName(offer)} offers a draw.`);
     const invite = state.invite;
-    $('play-invite').hidden = !invite || state.you === 'spectator' || Boolean(state.black && state.white && state.joined);
+    const seated = Boolean(state.white && state.white.name && state.black && state.black.name);
+    $('play-invite').hidden = !invite || state.you === 'spectator' || seated;
     if (invite) {
       const link = new URL(invite.join_url, location.href).href;
       $('invite-link').textContent = link;
@@ -701,7 +714,8 @@ const play = {
     const state = this.state;
     const view = state.position;
     // The server's PGN, with the players' names and the game's result in its tags.
-    const tags = `[White "${state.white.name.replace(/"/g, "'")}"]\n[Black "${state.black.name.replace(/"/g, "'")}"]\n`;
+    const name = (colour) => String((state[colour] && state[colour].name) || '?').replace(/["\\]/g, "'");
+    const tags = `[White "${name('white')}"]\n[Black "${name('black')}"]\n`;
     const result = state.result || '*';
     let text = view.pgn.replace(/\[White "[^"]*"\]\n/, '').replace(/\[Black "[^"]*"\]\n/, '');
     text = text.replace(/\[Result "[^"]*"\]/, `${tags}[Result "${result}"]`);
@@ -1344,8 +1358,8 @@ const games = {
 
   item(game) {
     const item = document.createElement('li');
-    const white = game.white ? game.white.name : '?';
-    const black = game.black ? game.black.name : '?';
+    const white = (game.white && game.white.name) || '?';
+    const black = (game.black && game.black.name) || '?';
     const label = document.createElement('span');
     const when = game.updated ? new Date(game.updated).toLocaleString() : '';
     label.textContent = `${white} – ${black} · ${game.result || '*'} · ${when}`;
