@@ -11,6 +11,8 @@
 //!   chess-api.com and lichess's cloud evaluation, at their own paths.
 //! - `routes`, `stream` (live lines over a WebSocket) and `reviews` (`sentinel analyse`'s
 //!   review of a PGN, with progress): the endpoints.
+//! - `rules`: the rules of chess for a page's board (`POST /api/position`): the position
+//!   view, which games embed too.
 //! - `guard`: what keeps a door to the machine shut: the host and origin checks, CORS only
 //!   for the origins the owner allows, and the access token; `connections`: at most
 //!   `--max-connections` open at once.
@@ -25,6 +27,7 @@ mod guard;
 mod request;
 mod reviews;
 mod routes;
+mod rules;
 mod stream;
 mod worker;
 

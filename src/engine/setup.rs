@@ -132,6 +132,34 @@ impl Setup {
         Ok(next)
     }
 
+    /// The start position as given, before the moves.
+    pub fn start_fen(&self) -> &str {
+        &self.fen
+    }
+
+    /// The moves played from the start position, in coordinate notation.
+    pub fn moves(&self) -> &[String] {
+        &self.moves
+    }
+
+    /// The legal moves of the position, in the move generator's order.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        legal_moves(&self.board).as_slice().to_vec()
+    }
+
+    /// Whether the side to move is in check.
+    pub fn in_check(&self) -> bool {
+        self.board.in_check()
+    }
+
+    /// The piece on a square (`e4`) as its FEN letter (upper case for White), for messages
+    /// that say why a move cannot be played.
+    pub fn piece_letter(&self, square: &str) -> Option<char> {
+        let square = crate::board::Square::parse(square)?;
+        let piece = self.board.piece_at(square);
+        (piece.is_color(Color::White) || piece.is_color(Color::Black)).then(|| piece.letter())
+    }
+
     /// What a move takes and promotes to, and whether it castles or takes en passant, for
     /// answers that describe the move (chess-api.com's).
     pub fn describe(&self, mv: Move) -> MoveFacts {

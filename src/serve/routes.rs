@@ -6,7 +6,7 @@ use super::answer::{Analysis as AnalysisAnswer, MoveAnswer, json};
 use super::error::ApiError;
 use super::request::{self, AnalyseFields, Analysis, BatchFields, MoveFields};
 use super::worker::{Driver, Found, Level, Search};
-use super::{AppState, Limits, compat, guard, reviews, stream};
+use super::{AppState, Limits, compat, guard, reviews, rules, stream};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, Request, State};
@@ -26,6 +26,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/move", post(play_move))
         .route("/api/batch", post(batch))
         .route("/api/review", post(reviews::review))
+        .route("/api/position", post(rules::position))
         .route("/api/s/v2.php", get(compat::stockfish_online))
         .route("/v1", post(compat::chess_api))
         .route("/api/cloud-eval", get(compat::cloud_eval))
@@ -145,7 +146,7 @@ async fn index() -> Response {
     struct Index {
         name: &'static str,
         version: &'static str,
-        endpoints: [&'static str; 13],
+        endpoints: [&'static str; 14],
         manual: &'static str,
     }
     ok_json(&Index {
@@ -158,6 +159,7 @@ async fn index() -> Response {
             "POST /api/move",
             "POST /api/batch",
             "POST /api/review",
+            "POST /api/position",
             "GET /api/status",
             "GET /api/s/v2.php (stockfish.online)",
             "POST /v1 (chess-api.com)",
