@@ -11,11 +11,12 @@
 //!   chess-api.com and lichess's cloud evaluation, at their own paths.
 //! - `routes`, `stream` (live lines over a WebSocket) and `reviews` (`sentinel analyse`'s
 //!   review of a PGN, with progress): the endpoints.
+//! - `rules`: the rules of chess for a page's board (`POST /api/position`): the position
+//!   view, which games embed too.
 //! - `db`: the SQLite database (`--db`) of players, sessions and games, its schema migrated on
 //!   start; `accounts`: registering, signing in and out, the session cookie and its CSRF token,
 //!   the limit on failed sign-ins; `games`: games against the engine and between two people,
-//!   their clocks and the WebSocket that pushes each change; `rules`: the position view (the
-//!   rules of chess for a page, from the engine's board).
+//!   their clocks and the WebSocket that pushes each change.
 //! - `guard`: what keeps a door to the machine shut: the host and origin checks, CORS only
 //!   for the origins the owner allows, and the access token; `connections`: at most
 //!   `--max-connections` open at once.

@@ -788,8 +788,9 @@ fn random_and_truncated_requests_never_break_the_server() {
         r#"{"moves": "e4 e5 Nf3", "elo": 1200, "wtime": 1000, "btime": 1000}"#,
         r#"{"positions": ["startpos", {"fen": "startpos", "moves": "d4"}], "depth": 1}"#,
         r#"{"pgn": "1. e4 e5 2. Nf3 *", "depth": 1}"#,
+        r#"{"fen": "startpos", "moves": ["e2e4", "e5", "Nf3"], "play_on": true}"#,
     ];
-    let paths = ["/api/analyse", "/api/move", "/api/batch", "/api/review"];
+    let paths = ["/api/analyse", "/api/move", "/api/batch", "/api/review", "/api/position"];
     let mut rng = Lcg(81);
     let mut count = 0;
     for (body, path) in bodies.iter().zip(paths) {
@@ -829,4 +830,34 @@ fn random_and_truncated_requests_never_break_the_server() {
     let answer = server.get("/chess?depth=2");
     assert_eq!(answer.status, 200, "the server is still there: {answer:?}");
     assert!(legal_line(START_FEN, &[answer.body.trim()]), "{answer:?}");
+}
+
+#[test]
+fn the_position_view_lists_the_legal_moves_perft_counts_and_refuses_an_illegal_one() {
+    let server = Server::start(&[]);
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let view = server.post("/api/position", &format!(r#"{{"fen": "{fen}"}}"#)).json();
+    let legal = view["legal"].as_array().unwrap();
+    // The binary's `perft` counts the same moves by another path than the server's.
+    let (code, out, _) = common::run(&["perft", fen, "1"]);
+    assert_eq!(code, Some(0));
+    let counted: usize =
+        out.lines().find_map(|l| l.strip_prefix("Nodes searched: ")).map_or(0, |n| n.trim().parse().unwrap());
+    assert_eq!((legal.len(), counted), (48, 48), "{out}");
+    for mv in legal {
+        let uci = mv["uci"].as_str().unwrap();
+        assert!(legal_line(fen, &[uci]) && looks_like_san(mv["san"].as_str().unwrap()), "{mv}");
+        assert_eq!(format!("{}{}", mv["from"].as_str().unwrap(), mv["to"].as_str().unwrap()), uci[..4]);
+    }
+    assert!(legal.iter().any(|m| m["uci"] == "e1g1" && m["san"] == "O-O"));
+    let mate = server.post("/api/position", r#"{"moves": "f3 e5 g4 Qh4"}"#).json();
+    assert_eq!(
+        (&mate["status"], &mate["result"], &mate["winner"]),
+        (&"checkmate".into(), &"0-1".into(), &"black".into())
+    );
+    assert_eq!(strings(&mate["san"]), ["f3", "e5", "g4", "Qh4#"]);
+    let refused = server.post("/api/position", r#"{"moves": ["e2e4", "e7e5", "e4e5"]}"#).refusal(400, "illegal_move");
+    assert_eq!(refused["index"], 2);
+    assert!(refused["error"].as_str().unwrap().contains("the pawn on e4 cannot go to e5"), "{refused}");
+    server.post("/api/position", r#"{"fen": "8/8 w"}"#).refusal(400, "bad_fen");
 }

@@ -132,6 +132,34 @@ impl Setup {
         Ok(next)
     }
 
+    /// The start position as given, before the moves.
+    pub fn start_fen(&self) -> &str {
+        &self.fen
+    }
+
+    /// The moves played from the start position, in coordinate notation.
+    pub fn moves(&self) -> &[String] {
+        &self.moves
+    }
+
+    /// The legal moves of the position, in the move generator's order.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        legal_moves(&self.board).as_slice().to_vec()
+    }
+
+    /// Whether the side to move is in check.
+    pub fn in_check(&self) -> bool {
+        self.board.in_check()
+    }
+
+    /// The piece on a square (`e4`) as its FEN letter (upper case for White), for messages
+    /// that say why a move cannot be played.
+    pub fn piece_letter(&self, square: &str) -> Option<char> {
+        let square = crate::board::Square::parse(square)?;
+        let piece = self.board.piece_at(square);
+        (piece.is_color(Color::White) || piece.is_color(Color::Black)).then(|| piece.letter())
+    }
+
     /// What a move takes and promotes to, and whether it castles or takes en passant, for
     /// answers that describe the move (chess-api.com's).
     pub fn describe(&self, mv: Move) -> MoveFacts {
@@ -145,92 +173,6 @@ impl Setup {
             from: mv.from().to_string(),
             to: mv.to().to_string(),
         }
-    }
-}
-
-/// A legal move of a position, as a board on a page needs it: see `Setup::legal`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LegalMove {
-    pub uci: String,
-    pub san: String,
-    pub from: String,
-    /// Where the king lands, for castling.
-    pub to: String,
-    /// The promotion piece's lower-case letter.
-    pub promotion: Option<char>,
-}
-
-impl Setup {
-    /// The moves played from the start position, in coordinate notation.
-    pub fn moves(&self) -> &[String] {
-        &self.moves
-    }
-
-    /// The start position's FEN.
-    pub fn start_fen(&self) -> &str {
-        &self.fen
-    }
-
-    pub fn in_check(&self) -> bool {
-        self.board.in_check()
-    }
-
-    /// The last move played, if any (its from and to squares: see `describe`).
-    pub fn last_move(&self) -> Option<MoveFacts> {
-        let mv = self.board.last_move()?;
-        let mut before = self.board.clone();
-        before.unmake_move();
-        Some(Setup { board: before, ..self.clone() }.describe(mv))
-    }
-
-    /// Every legal move, with its SAN, in the move generator's order.
-    pub fn legal(&self) -> Vec<LegalMove> {
-        legal_moves(&self.board)
-            .as_slice()
-            .iter()
-            .map(|&mv| LegalMove {
-                uci: self.board.move_text(mv, self.chess960),
-                san: to_san(&self.board, mv),
-                from: mv.from().to_string(),
-                to: mv.to().to_string(),
-                promotion: mv.promoted().map(|kind| kind.letter()),
-            })
-            .collect()
-    }
-
-    /// The start position's board and the moves played, as moves (replayed from the start:
-    /// the text of each was read as legal when it was played).
-    fn played(&self) -> (Board, Vec<Move>) {
-        let start = Board::parse_fen(&self.fen, self.chess960).unwrap_or_else(|_| Board::start_position());
-        let mut board = start.clone();
-        let mut moves = Vec::with_capacity(self.moves.len());
-        for text in &self.moves {
-            let Ok(mv) = parse_move_text(&board, text) else { break };
-            board.make_move(mv);
-            moves.push(mv);
-        }
-        (start, moves)
-    }
-
-    /// The moves played, in SAN.
-    pub fn san_moves(&self) -> Vec<String> {
-        let (start, moves) = self.played();
-        Setup { board: start, moves: Vec::new(), ..self.clone() }.line(&moves).1
-    }
-
-    /// The game in PGN export format with these tags and result (`1-0`, `0-1`, `1/2-1/2`,
-    /// `*`), as `notation::pgn` writes it.
-    pub fn pgn(&self, tags: Vec<(String, String)>, result: &str) -> String {
-        use crate::notation::pgn::{PgnGame, PgnResult, write_pgn};
-        let (start, moves) = self.played();
-        let game = PgnGame {
-            tags,
-            start_fen: start.to_fen(),
-            moves,
-            result: PgnResult::parse(result).unwrap_or(PgnResult::Unknown),
-            comments: Vec::new(),
-        };
-        write_pgn(&game)
     }
 }
 

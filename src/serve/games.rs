@@ -20,9 +20,10 @@ use super::accounts::{Caller, caller, caller_for_change, db_error};
 use super::db::{now_ms, random_hex};
 use super::error::ApiError;
 use super::routes::{json_body, ok_json, on_engine};
-use super::rules::{PositionView, board_end, colour_name};
+use super::rules::{self, PositionView, colour_name};
 use super::worker::{Level, Search};
 use crate::engine::{Clock, Color, Limits, MAX_ELO, MAX_SKILL_LEVEL, MIN_ELO, START_POS, Setup};
+
 use axum::body::Body;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, Path, State};
@@ -173,37 +174,15 @@ fn win_for(colour: Color) -> &'static str {
     }
 }
 
-/// The result as the static text the position view takes.
-fn static_result(result: &str) -> &'static str {
-    match result {
-        "1-0" => "1-0",
-        "0-1" => "0-1",
-        "1/2-1/2" => "1/2-1/2",
-        _ => "*",
-    }
+/// How the board ends a game, if it does: the termination's name and the result.
+fn board_end(setup: &Setup) -> Option<(&'static str, &'static str)> {
+    setup.game_over().map(|end| (rules::reason_name(end.reason), rules::result_text(end.result)))
 }
 
-/// The colour of the piece on `square` (`e2`) in a FEN's placement.
-fn piece_colour_at(fen: &str, square: &str) -> Option<Color> {
-    let bytes = square.as_bytes();
-    let (file, rank) = (bytes.first()?.checked_sub(b'a')?, bytes.get(1)?.checked_sub(b'1')?);
-    if file > 7 || rank > 7 {
-        return None;
-    }
-    let placement = fen.split_whitespace().next()?;
-    let row = placement.split('/').nth(7 - rank as usize)?;
-    let mut at = 0u8;
-    for c in row.chars() {
-        if let Some(skip) = c.to_digit(10) {
-            at += skip as u8;
-            continue;
-        }
-        if at == file {
-            return Some(if c.is_ascii_uppercase() { Color::White } else { Color::Black });
-        }
-        at += 1;
-    }
-    None
+/// The colour of the piece on `square` (`e2`), if there is one.
+fn piece_colour_at(setup: &Setup, square: &str) -> Option<Color> {
+    let letter = setup.piece_letter(square)?;
+    Some(if letter.is_ascii_uppercase() { Color::White } else { Color::Black })
 }
 
 /// Whether `colour` has nothing but its king (and so cannot win on the opponent's time).
@@ -274,11 +253,7 @@ impl Game {
     /// clock; a side whose time has run out loses instead (Ok(false)).
     fn play(&mut self, text: &str, now: i64) -> Result<bool, ApiError> {
         let setup = self.setup()?;
-        let Some(mv) = setup.parse_move(text) else {
-            let message = format!("{} is not a legal move here", crate::quote::excerpt(text, 20));
-            return Err(ApiError::bad("illegal_move", message).field("uci"));
-        };
-        let after = setup.after(mv).map_err(|e| ApiError::bad("illegal_move", e.to_string()).field("uci"))?;
+        let after = rules::play(&setup, text).map_err(|e| e.field("uci"))?;
         if self.settle_clock(now)? {
             return Ok(false);
         }
@@ -355,6 +330,24 @@ impl Game {
         tags
     }
 
+    /// The game in PGN, with its players and result.
+    fn pgn(&self, setup: &Setup) -> String {
+        let tags = self.tags();
+        let tags: Vec<(&str, &str)> = tags.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        rules::pgn(setup, &tags, &self.result)
+    }
+
+    /// The position view, with the game's PGN; a game that ended off the board (resigned, on
+    /// time, agreed) has no legal move left either.
+    fn view(&self, setup: &Setup) -> PositionView {
+        let mut view = rules::view(setup);
+        view.pgn = self.pgn(setup);
+        if self.over() {
+            view.legal.clear();
+        }
+        view
+    }
+
     fn state(&self, caller: Option<&Caller>, now: i64) -> Result<StateJson, ApiError> {
         let setup = self.setup()?;
         let you = self.seat_of(caller);
@@ -381,7 +374,7 @@ impl Game {
                 Level::Full => LevelJson { skill: Some(MAX_SKILL_LEVEL), elo: None },
             }),
             clock,
-            position: PositionView::new(&setup, self.tags(), Some(static_result(&self.result))),
+            position: self.view(&setup),
             moves: self.moves.clone(),
             result: self.result.clone(),
             termination: self.termination.clone(),
@@ -978,7 +971,7 @@ pub async fn play_move(
         return Err(forbidden("not_your_turn", "it is not your turn"));
     }
     if let Some(from) = text.trim().get(0..2)
-        && piece_colour_at(&setup.fen(), from) == Some(other(colour))
+        && piece_colour_at(&setup, from) == Some(other(colour))
     {
         return Err(forbidden("not_your_piece", &format!("the piece on {from} is your opponent's")));
     }
@@ -1154,7 +1147,7 @@ pub async fn pgn(
     let caller = caller(&state, &headers).await?;
     let held = hold(&state, &id, caller.as_ref()).await?;
     let game = &held.game;
-    let text = game.setup()?.pgn(game.tags(), &game.result);
+    let text = game.pgn(&game.setup()?);
     let mut response = (StatusCode::OK, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response();
     if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"sentinel-{}.pgn\"", game.id)) {
         response.headers_mut().insert(header::CONTENT_DISPOSITION, value);
@@ -1210,12 +1203,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pieces_are_read_from_a_fen() {
-        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1";
-        assert_eq!(piece_colour_at(fen, "e4"), Some(Color::White));
-        assert_eq!(piece_colour_at(fen, "e8"), Some(Color::Black));
-        assert_eq!(piece_colour_at(fen, "e3"), None);
-        assert_eq!(piece_colour_at(fen, "z9"), None);
+    fn pieces_and_lone_kings() {
+        let setup = Setup::new(None, &["e2e4"], false).unwrap();
+        assert_eq!(piece_colour_at(&setup, "e4"), Some(Color::White));
+        assert_eq!(piece_colour_at(&setup, "e8"), Some(Color::Black));
+        assert_eq!(piece_colour_at(&setup, "e3"), None);
+        assert_eq!(piece_colour_at(&setup, "z9"), None);
         assert!(lone_king("4k3/8/8/8/8/8/8/4K2R w - - 0 1", Color::Black));
         assert!(!lone_king("4k3/8/8/8/8/8/8/4K2R w - - 0 1", Color::White));
     }

@@ -26,10 +26,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/move", post(play_move))
         .route("/api/batch", post(batch))
         .route("/api/review", post(reviews::review))
+        .route("/api/position", post(rules::position))
         .route("/api/s/v2.php", get(compat::stockfish_online))
         .route("/v1", post(compat::chess_api))
         .route("/api/cloud-eval", get(compat::cloud_eval))
-        .route("/api/position", post(rules::position))
         .route("/api/account", get(accounts::account))
         .route("/api/account/register", post(accounts::register))
         .route("/api/account/login", post(accounts::login))
@@ -159,7 +159,7 @@ async fn index() -> Response {
     struct Index {
         name: &'static str,
         version: &'static str,
-        endpoints: [&'static str; 13],
+        endpoints: [&'static str; 16],
         manual: &'static str,
     }
     ok_json(&Index {
@@ -172,6 +172,9 @@ async fn index() -> Response {
             "POST /api/move",
             "POST /api/batch",
             "POST /api/review",
+            "POST /api/position",
+            "GET /api/account, POST /api/account/{register,login,logout}",
+            "GET|POST /api/games, /api/games/{id}[/move|takeback|resign|draw|pgn|live]",
             "GET /api/status",
             "GET /api/s/v2.php (stockfish.online)",
             "POST /v1 (chess-api.com)",
