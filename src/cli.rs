@@ -272,6 +272,10 @@ struct ServeArgs {
     /// Syzygy tablebase folders (`:`-separated). Only the owner sets paths: no request can.
     #[arg(long, value_name = "DIRS")]
     syzygy_path: Option<String>,
+    /// The SQLite file of players, sessions and saved games, created if missing and its schema
+    /// upgraded on start. Without it they are kept in memory and lost when the server stops.
+    #[arg(long, value_name = "FILE")]
+    db: Option<std::path::PathBuf>,
 }
 
 /// `--movetime`'s help, with the command's default.
@@ -495,6 +499,7 @@ fn run_serve(args: ServeArgs) -> Result<ExitCode, Failure> {
         threads: args.resources.threads.into(),
         hash_mb: args.resources.hash as usize,
         syzygy_path: args.syzygy_path,
+        db: args.db,
     };
     serve::run(config)?;
     Ok(ExitCode::SUCCESS)

@@ -840,7 +840,7 @@ fn today() -> String {
 }
 
 /// The Gregorian date `days` after 1970-01-01.
-fn civil_date(mut days: u64) -> (u64, u64, u64) {
+pub fn civil_date(mut days: u64) -> (u64, u64, u64) {
     let leap = |year: u64| year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
     let mut year = 1970;
     while days >= 365 + u64::from(leap(year)) {

@@ -14,16 +14,23 @@
 //! - `page`: the page at `/`, its files built into the binary.
 //! - `rules`: the rules of chess for a page's board (`POST /api/position`): the position
 //!   view, which games embed too.
+//! - `db`: the SQLite database (`--db`) of players, sessions and games, its schema migrated on
+//!   start; `accounts`: registering, signing in and out, the session cookie and its CSRF token,
+//!   the limit on failed sign-ins; `games`: games against the engine and between two people,
+//!   their clocks and the WebSocket that pushes each change.
 //! - `guard`: what keeps a door to the machine shut: the host and origin checks, CORS only
 //!   for the origins the owner allows, and the access token; `connections`: at most
 //!   `--max-connections` open at once.
 //!
 //! docs/serve.md is the manual.
 
+mod accounts;
 mod answer;
 mod compat;
 mod connections;
+mod db;
 mod error;
+mod games;
 mod guard;
 mod page;
 mod request;
@@ -50,6 +57,8 @@ pub struct Config {
     pub hash_mb: usize,
     /// Syzygy folders, set by the owner only.
     pub syzygy_path: Option<String>,
+    /// The database file of players and games (`--db`); None keeps them in memory.
+    pub db: Option<std::path::PathBuf>,
 }
 
 /// The bounds of every request. A request beyond one is refused with a message naming it.
@@ -103,6 +112,11 @@ struct AppState {
     config: Arc<Config>,
     /// The opening table reviews name openings from, read once.
     openings: Arc<crate::review::eco::Openings>,
+    db: db::Db,
+    /// Recent failed sign-ins and the like, for their limits.
+    attempts: Arc<accounts::Attempts>,
+    /// Each game's lock and watchers.
+    live: Arc<games::Live>,
 }
 
 /// Starts the engine and serves until Ctrl-C (or SIGTERM): the address it listens on goes to
@@ -119,6 +133,13 @@ pub fn run(config: Config) -> Result<(), String> {
 
 async fn serve(config: Config) -> Result<(), String> {
     let queue = worker::Queue::start(&config)?;
+    let db = db::Db::open(config.db.as_deref()).map_err(|e| match &config.db {
+        Some(path) => format!("{}: {e}", path.display()),
+        None => e.to_string(),
+    })?;
+    if config.db.is_none() {
+        eprintln!("sentinel serve: no --db FILE: accounts and games are kept in memory and go when the server stops");
+    }
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
@@ -134,7 +155,9 @@ async fn serve(config: Config) -> Result<(), String> {
     use std::io::Write;
     let _ = std::io::stdout().flush();
     let openings = Arc::new(crate::review::eco::Openings::built_in());
-    let state = AppState { queue, config: Arc::new(config), openings };
+    let state =
+        AppState { queue, config: Arc::new(config), openings, db, attempts: Arc::default(), live: Arc::default() };
+    games::resume(&state).await?;
     let max_connections = state.config.limits.max_connections;
     let app = routes::router(state);
     // On Ctrl-C or SIGTERM the server stops taking connections and lets the requests under
@@ -145,10 +168,13 @@ async fn serve(config: Config) -> Result<(), String> {
         let _ = stopping.send(true);
     });
     let mut server_stop = stop.clone();
-    let server =
-        axum::serve(connections::Bounded::new(listener, max_connections), app).with_graceful_shutdown(async move {
-            let _ = server_stop.wait_for(|stopping| *stopping).await;
-        });
+    let server = axum::serve(
+        connections::Bounded::new(listener, max_connections),
+        app.into_make_service_with_connect_info::<connections::ClientAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        let _ = server_stop.wait_for(|stopping| *stopping).await;
+    });
     let mut stop = stop;
     let grace = async move {
         let _ = stop.wait_for(|stopping| *stopping).await;

@@ -89,3 +89,14 @@ impl AsyncWrite for Connection {
         self.stream.is_write_vectored()
     }
 }
+
+/// The address of the client a request came from, for limits kept per client (sign-in
+/// attempts): the peer of the TCP connection, never a header a client could write.
+#[derive(Clone, Copy, Debug)]
+pub struct ClientAddr(pub SocketAddr);
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, Bounded>> for ClientAddr {
+    fn connect_info(stream: axum::serve::IncomingStream<'_, Bounded>) -> ClientAddr {
+        ClientAddr(*stream.remote_addr())
+    }
+}

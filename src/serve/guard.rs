@@ -48,7 +48,7 @@ fn origin_authority(origin: &str) -> &str {
 
 /// Compares two texts in time that does not depend on where they differ, so that the token
 /// cannot be found a character at a time from how fast a guess is refused.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
+pub fn same_secret(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

@@ -147,7 +147,7 @@ pub fn from_query<T: DeserializeOwned>(query: Option<&str>) -> Result<T, ApiErro
 }
 
 /// The fields of a position: a FEN (or `startpos`) and moves from it.
-fn setup(fen: Option<&str>, moves: Option<&Words>, chess960: Option<bool>) -> Result<Setup, ApiError> {
+pub fn setup(fen: Option<&str>, moves: Option<&Words>, chess960: Option<bool>) -> Result<Setup, ApiError> {
     let moves = moves.map(|w| w.0.as_slice()).unwrap_or_default();
     Setup::new(fen, moves, chess960.unwrap_or(false)).map_err(|e| match e {
         SetupError::Fen(_) => ApiError::bad("bad_fen", e.to_string()).field("fen"),

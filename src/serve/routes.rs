@@ -6,7 +6,7 @@ use super::answer::{Analysis as AnalysisAnswer, MoveAnswer, json};
 use super::error::ApiError;
 use super::request::{self, AnalyseFields, Analysis, BatchFields, MoveFields};
 use super::worker::{Driver, Found, Level, Search};
-use super::{AppState, Limits, compat, guard, page, reviews, rules, stream};
+use super::{AppState, Limits, accounts, compat, games, guard, page, reviews, rules, stream};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, Request, State};
@@ -30,6 +30,19 @@ pub fn router(state: AppState) -> Router {
         .route("/api/s/v2.php", get(compat::stockfish_online))
         .route("/v1", post(compat::chess_api))
         .route("/api/cloud-eval", get(compat::cloud_eval))
+        .route("/api/account", get(accounts::account))
+        .route("/api/account/register", post(accounts::register))
+        .route("/api/account/login", post(accounts::login))
+        .route("/api/account/logout", post(accounts::logout))
+        .route("/api/games", get(games::list).post(games::create))
+        .route("/api/games/join", post(games::join))
+        .route("/api/games/{id}", get(games::get_game).delete(games::delete))
+        .route("/api/games/{id}/move", post(games::play_move))
+        .route("/api/games/{id}/takeback", post(games::takeback))
+        .route("/api/games/{id}/resign", post(games::resign))
+        .route("/api/games/{id}/draw", post(games::draw))
+        .route("/api/games/{id}/pgn", get(games::pgn))
+        .route("/api/games/{id}/live", get(games::live))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
@@ -151,7 +164,7 @@ async fn index(headers: HeaderMap) -> Response {
     struct Index {
         name: &'static str,
         version: &'static str,
-        endpoints: [&'static str; 14],
+        endpoints: [&'static str; 16],
         manual: &'static str,
     }
     ok_json(&Index {
@@ -165,6 +178,8 @@ async fn index(headers: HeaderMap) -> Response {
             "POST /api/batch",
             "POST /api/review",
             "POST /api/position",
+            "GET /api/account, POST /api/account/{register,login,logout}",
+            "GET|POST /api/games, /api/games/{id}[/move|takeback|resign|draw|pgn|live]",
             "GET /api/status",
             "GET /api/s/v2.php (stockfish.online)",
             "POST /v1 (chess-api.com)",

@@ -80,7 +80,7 @@ pub struct PositionView {
     pub chess960: bool,
 }
 
-fn colour_name(colour: Color) -> &'static str {
+pub(crate) fn colour_name(colour: Color) -> &'static str {
     match colour {
         Color::White => "white",
         Color::Black => "black",
@@ -105,7 +105,7 @@ pub(crate) fn reason_name(reason: EndReason) -> &'static str {
     }
 }
 
-fn result_text(result: GameResult) -> &'static str {
+pub(crate) fn result_text(result: GameResult) -> &'static str {
     match result {
         GameResult::WhiteWins => "1-0",
         GameResult::BlackWins => "0-1",
@@ -265,7 +265,6 @@ fn why_not(setup: &Setup, text: &str, play_on: bool) -> String {
 
 /// The setup after one more move (coordinate notation or SAN), or a refusal that says why
 /// not; moves after any end of the game are refused (see `PositionFields::play_on`).
-#[allow(dead_code)] // The games of `sentinel serve` check their moves with it.
 pub(crate) fn play(setup: &Setup, text: &str) -> Result<Setup, ApiError> {
     play_from(setup, text, false)
 }
