@@ -1362,7 +1362,9 @@ const games = {
     const black = (game.black && game.black.name) || '?';
     const label = document.createElement('span');
     const when = game.updated ? new Date(game.updated).toLocaleString() : '';
-    label.textContent = `${white} – ${black} · ${game.result || '*'} · ${when}`;
+    const result = !game.result || game.result === '*' ? 'in progress' : game.result;
+    const moves = game.plies === undefined ? '' : ` · ${Math.ceil(game.plies / 2)} moves`;
+    label.textContent = `${white} – ${black} · ${result}${moves} · ${when}`;
     const resume = document.createElement('button');
     resume.textContent = game.result === '*' ? 'Resume' : 'Open';
     resume.onclick = () => play.resume(game.id);
