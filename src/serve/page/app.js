@@ -159,6 +159,7 @@ const board = {
     this.orientation = other(this.orientation);
     this.ground.set({ orientation: this.orientation });
     renderPlayers();
+    analyse.render();
   },
 
   setOrientation(colour) {
@@ -970,6 +971,8 @@ const analyse = {
     const over = this.view.status !== 'playing';
     const white = over ? (this.view.result === '1-0' ? 100 : this.view.result === '0-1' ? 0 : 50) : winChance(best && best.score_white);
     $('evalbar-white').style.height = `${white}%`;
+    // White's share grows from White's side of the board.
+    $('evalbar').classList.toggle('flipped', board.orientation === 'black');
     $('evalbar-text').textContent = over ? this.view.result : best ? scoreText(best.score_white) : '';
     const status = $('analyse-status');
     if (over) status.textContent = announce({ result: this.view.result, termination: this.view.status });
