@@ -563,10 +563,18 @@ const play = {
     return { mode: $('play-opponent').value, colour, level, clock, fen };
   },
 
+  /** A game given as PGN goes on from its last position (the server checks every move). */
+  async startingFen(text) {
+    if (!text || text === 'startpos' || text.includes('/')) return text;
+    const { fen, moves } = pgnMoves(text);
+    return (await position(fen, moves)).fen;
+  },
+
   async start() {
     const options = this.options();
     say('Starting…');
     try {
+      options.fen = await this.startingFen(options.fen);
       if (this.serverGames) {
         const body = { mode: options.mode, colour: options.colour, clock: options.clock };
         if (options.mode === 'engine') body.level = options.level;
