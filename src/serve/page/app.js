@@ -816,7 +816,8 @@ function renderMoves(list, san, current, onPick, fen, marks = []) {
   // The current move kept in sight inside the list, without scrolling the page.
   const shown = list.querySelector('.current') || list.lastElementChild;
   if (shown && list.scrollHeight > list.clientHeight) {
-    const top = shown.offsetTop - list.offsetTop;
+    // The list is positioned, so a move's offsetTop is from the list's top.
+    const top = shown.offsetTop;
     if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - shown.offsetHeight) {
       list.scrollTop = top - list.clientHeight / 2;
     }
@@ -1267,7 +1268,8 @@ const review = {
     box.appendChild(title);
     const evalLine = document.createElement('div');
     evalLine.className = 'small';
-    evalLine.textContent = `Evaluation ${scoreText(mv.eval_after)}${mv.accuracy === null || mv.accuracy === undefined ? '' : ` · accuracy ${mv.accuracy.toFixed(0)}%`}`;
+    const mated = mv.eval_after && mv.eval_after.mate === 0;
+    evalLine.textContent = `${mated ? 'Checkmate' : `Evaluation ${scoreText(mv.eval_after)}`}${mv.accuracy === null || mv.accuracy === undefined ? '' : ` · accuracy ${mv.accuracy.toFixed(0)}%`}`;
     box.appendChild(evalLine);
     if (!mv.engine_choice && mv.best) {
       const better = document.createElement('div');
