@@ -56,10 +56,13 @@ impl Server {
     }
 
     fn start_on(listen: &str, db: &Path, args: &[&str]) -> Server {
+        let mut db_args = vec![std::ffi::OsString::from("--db"), db.as_os_str().to_owned()];
+        if db.as_os_str().is_empty() {
+            db_args.clear();
+        }
         let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
             .args(["serve", "--listen", listen, "--default-movetime", "30", "--threads", "1", "--hash", "8"])
-            .arg("--db")
-            .arg(db)
+            .args(db_args)
             .args(args)
             .env("RUST_LOG", "trace")
             .stdin(Stdio::null())
@@ -519,6 +522,21 @@ fn a_game_against_the_engine_is_played_taken_back_mated_and_exported() {
     for part in ["[White \"Sentinel (Elo 1200)\"]", "[Black \"guest\"]", "[Result \"1-0\"]", "1. ", "Nf6", "1-0"] {
         assert!(pgn.body.contains(part), "{part} in {}", pgn.body);
     }
+    // With clocks, each side's time is charged for its moves (the engine's too) once both have
+    // moved, and the increment added.
+    let clock = json!({"initial_ms": 60000, "increment_ms": 1000});
+    let state = guest.post("/api/games", json!({"mode": "engine", "colour": "white", "clock": clock})).json();
+    let id = state["id"].as_str().unwrap().to_string();
+    assert_eq!(state["clock"]["running"], Value::Null, "{state}");
+    guest.play(&id, "e2e4");
+    std::thread::sleep(Duration::from_millis(300));
+    let state = guest.play(&id, "d2d4");
+    let clock = &state["clock"];
+    assert_eq!(clock["running"], "white", "{state}");
+    let white = clock["white_ms"].as_i64().unwrap();
+    assert!((60000 - 100..61000).contains(&white), "charged about 300 ms, given 1000: {state}");
+    assert!(clock["black_ms"].as_i64().unwrap() <= 61000, "{state}");
+
     // A mate ends the game and names the winner; the engine does not move after it.
     let fen = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1";
     let state = guest.post("/api/games", json!({"mode": "engine", "colour": "white", "fen": fen})).json();
@@ -706,4 +724,17 @@ fn a_lan_server_serves_pages_of_its_own_lan_address_and_no_other_site() {
     evil.csrf = bob.csrf.clone();
     evil.post(&format!("/api/games/{id}/move"), json!({"uci": "e7e5"})).refused(403, "forbidden");
     assert_eq!(moves(&bob.state(&id)), ["e2e4"]);
+}
+
+#[test]
+fn without_a_database_file_games_are_kept_in_memory_and_it_says_so() {
+    let server = Server::start_on("127.0.0.1:0", Path::new(""), &[]);
+    let mut guest = Client::new(&server);
+    let state = guest.post("/api/games", json!({"mode": "friend"}));
+    assert_eq!(state.status, 201, "{state:?}");
+    let deadline = Instant::now() + TIMEOUT;
+    while !server.stderr().contains("kept in memory") {
+        assert!(Instant::now() < deadline, "no word that games are in memory: {}", server.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
