@@ -11,6 +11,7 @@
 //!   chess-api.com and lichess's cloud evaluation, at their own paths.
 //! - `routes`, `stream` (live lines over a WebSocket) and `reviews` (`sentinel analyse`'s
 //!   review of a PGN, with progress): the endpoints.
+//! - `page`: the page at `/`, its files built into the binary.
 //! - `rules`: the rules of chess for a page's board (`POST /api/position`): the position
 //!   view, which games embed too.
 //! - `db`: the SQLite database (`--db`) of players, sessions and games, its schema migrated on
@@ -31,6 +32,7 @@ mod db;
 mod error;
 mod games;
 mod guard;
+mod page;
 mod request;
 mod reviews;
 mod routes;

@@ -861,3 +861,38 @@ fn the_position_view_lists_the_legal_moves_perft_counts_and_refuses_an_illegal_o
     assert!(refused["error"].as_str().unwrap().contains("the pawn on e4 cannot go to e5"), "{refused}");
     server.post("/api/position", r#"{"fen": "8/8 w"}"#).refusal(400, "bad_fen");
 }
+
+#[test]
+fn the_page_and_its_files_come_from_the_server_itself() {
+    let server = Server::start(&["--token", "s3cret-token"]);
+    // The page needs the token (a ?token= the page passes on); its files are public code.
+    server.get("/").refusal(401, "unauthorized");
+    let page = server.get("/?token=s3cret-token");
+    assert_eq!((page.status, page.header("content-type")), (200, Some("text/html; charset=utf-8")), "{page:?}");
+    let policy = page.header("content-security-policy").unwrap_or("");
+    assert!(policy.contains("default-src 'none'") && policy.contains("script-src 'self'"), "{policy}");
+    assert_eq!(page.header("x-frame-options"), Some("DENY"));
+    let json = server.request("GET", "/?token=s3cret-token", &[("Accept", "application/json")], None).json();
+    assert!(strings(&json["endpoints"]).contains(&"POST /api/position"), "{json}");
+    assert_eq!(server.get("/join/ABC123").status, 200);
+    assert_eq!(server.get("/watch/g1").status, 200);
+    let mut sources = page.body.clone();
+    for asset in ["app.js", "style.css", "chessground.min.js", "chessground.base.css", "chessground.cburnett.css"] {
+        let answer = server.get(&format!("/assets/{asset}"));
+        assert_eq!(answer.status, 200, "{asset}");
+        assert!(answer.header("content-security-policy").is_some(), "{asset}");
+        sources.push_str(&answer.body);
+    }
+    assert!(page.body.contains("/assets/app.js") && page.body.contains("/assets/chessground.cburnett.css"));
+    // Nothing is loaded from elsewhere: no address but the SVG namespace's.
+    let elsewhere: Vec<&str> = sources
+        .match_indices("http")
+        .map(|(at, _)| &sources[at..(at + 40).min(sources.len())])
+        .filter(|text| text.starts_with("http://") || text.starts_with("https://"))
+        .filter(|text| !text.starts_with("http://www.w3.org/"))
+        .collect();
+    assert!(elsewhere.is_empty(), "{elsewhere:?}");
+    let outside = server.get("/assets/../Cargo.toml");
+    assert!(outside.status != 200 && !outside.body.contains("[package]"), "{outside:?}");
+    server.get("/assets/nothing.js").refusal(404, "not_found");
+}

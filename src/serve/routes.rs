@@ -6,7 +6,7 @@ use super::answer::{Analysis as AnalysisAnswer, MoveAnswer, json};
 use super::error::ApiError;
 use super::request::{self, AnalyseFields, Analysis, BatchFields, MoveFields};
 use super::worker::{Driver, Found, Level, Search};
-use super::{AppState, Limits, accounts, compat, games, guard, reviews, rules, stream};
+use super::{AppState, Limits, accounts, compat, games, guard, page, reviews, rules, stream};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, Request, State};
@@ -46,6 +46,8 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
+        // The page's files are public code: outside the token's guard (see `page`).
+        .merge(page::router())
         .with_state(state)
 }
 
@@ -153,8 +155,11 @@ fn wants_json(headers: &HeaderMap) -> bool {
     headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|accept| accept.contains("application/json"))
 }
 
-/// `GET /`: what the server is, and its endpoints.
-async fn index() -> Response {
+/// `GET /`: the page, or for `Accept: application/json` what the server is, and its endpoints.
+async fn index(headers: HeaderMap) -> Response {
+    if !wants_json(&headers) {
+        return page::page().await;
+    }
     #[derive(Serialize)]
     struct Index {
         name: &'static str,
@@ -179,7 +184,7 @@ async fn index() -> Response {
             "GET /api/s/v2.php (stockfish.online)",
             "POST /v1 (chess-api.com)",
             "GET /api/cloud-eval (lichess)",
-            "GET /",
+            "GET / (the page; this list with Accept: application/json)",
             "OPTIONS (CORS preflight, for allowed origins)",
             "Authorization: Bearer TOKEN when the server has one",
         ],
