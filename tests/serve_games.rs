@@ -52,10 +52,17 @@ impl Server {
     }
 
     fn start_with(db: &Path, args: &[&str]) -> Server {
+        Server::start_on("127.0.0.1:0", db, args)
+    }
+
+    fn start_on(listen: &str, db: &Path, args: &[&str]) -> Server {
+        let mut db_args = vec![std::ffi::OsString::from("--db"), db.as_os_str().to_owned()];
+        if db.as_os_str().is_empty() {
+            db_args.clear();
+        }
         let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--default-movetime", "30", "--threads", "1", "--hash", "8"])
-            .arg("--db")
-            .arg(db)
+            .args(["serve", "--listen", listen, "--default-movetime", "30", "--threads", "1", "--hash", "8"])
+            .args(db_args)
             .args(args)
             .env("RUST_LOG", "trace")
             .stdin(Stdio::null())
@@ -85,7 +92,11 @@ impl Server {
         let line = lines
             .recv_timeout(TIMEOUT)
             .unwrap_or_else(|_| panic!("the server says where it listens; stderr: {}", stderr.lock().unwrap()));
-        let addr = line.strip_prefix("listening on http://").expect("a 'listening on' line").parse().unwrap();
+        let mut addr: SocketAddr =
+            line.strip_prefix("listening on http://").expect("a 'listening on' line").parse().unwrap();
+        if addr.ip().is_unspecified() {
+            addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+        }
         Server { child, addr, stderr }
     }
 
@@ -170,19 +181,32 @@ struct Client {
     addr: SocketAddr,
     cookie: Option<String>,
     csrf: Option<String>,
+    /// The `Host` the browser names (the server's address unless set) and the `Origin` of its
+    /// page, if it sends one.
+    host: Option<String>,
+    origin: Option<String>,
 }
 
 impl Client {
     /// A new visitor, given a guest's session by `GET /api/account`.
     fn new(server: &Server) -> Client {
-        let mut client = Client { addr: server.addr, cookie: None, csrf: None };
+        let mut client = Client::bare(server.addr);
         let account = client.get("/api/account");
         assert_eq!(account.status, 200, "{account:?}");
         client
     }
 
+    /// A client without a session yet.
+    fn bare(addr: SocketAddr) -> Client {
+        Client { addr, cookie: None, csrf: None, host: None, origin: None }
+    }
+
     fn request(&mut self, method: &str, path: &str, body: Option<&Value>, csrf: bool) -> Response {
-        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n", self.addr);
+        let host = self.host.clone().unwrap_or_else(|| self.addr.to_string());
+        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+        if let Some(origin) = &self.origin {
+            head.push_str(&format!("Origin: {origin}\r\n"));
+        }
         if let Some(cookie) = &self.cookie {
             head.push_str(&format!("Cookie: {cookie}\r\n"));
         }
@@ -317,7 +341,7 @@ impl Socket {
 fn accounts_sessions_and_the_csrf_token() {
     let folder = Folder::new("accounts");
     let server = Server::start(&folder.db());
-    let mut ann = Client { addr: server.addr, cookie: None, csrf: None };
+    let mut ann = Client::bare(server.addr);
     let account = ann.get("/api/account");
     assert_eq!(account.json()["user"], Value::Null, "{account:?}");
     let set = account.header("set-cookie").unwrap().to_string();
@@ -336,7 +360,7 @@ fn accounts_sessions_and_the_csrf_token() {
     ann.post("/api/account/register", body.clone()).refused(403, "csrf");
     ann.csrf = right;
     // Another site's page is refused before anything else.
-    let mut evil = Client { addr: server.addr, cookie: ann.cookie.clone(), csrf: ann.csrf.clone() };
+    let mut evil = Client { cookie: ann.cookie.clone(), csrf: ann.csrf.clone(), ..Client::bare(server.addr) };
     let head = format!(
         "POST /api/account/register HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nOrigin: http://evil.example\r\n\
          Cookie: {}\r\nX-CSRF-Token: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
@@ -357,12 +381,12 @@ fn accounts_sessions_and_the_csrf_token() {
     other.post("/api/account/register", json!({"name": "ANN", "password": PASSWORD})).refused(409, "name_taken");
 
     // The session survives in the database: the guest's old id does not.
-    let mut stale = Client { addr: server.addr, cookie: Some(guest_cookie), csrf: None };
+    let mut stale = Client { cookie: Some(guest_cookie), ..Client::bare(server.addr) };
     assert_eq!(stale.get("/api/account").json()["user"], Value::Null);
     let signed_in = ann.cookie.clone();
     assert_eq!(ann.post("/api/account/logout", json!({})).json()["user"], Value::Null);
     assert_ne!(ann.cookie, signed_in);
-    let mut stale = Client { addr: server.addr, cookie: signed_in, csrf: None };
+    let mut stale = Client { cookie: signed_in, ..Client::bare(server.addr) };
     assert_eq!(stale.get("/api/account").json()["user"], Value::Null, "a signed-out session is dead");
 
     ann.post("/api/account/login", json!({"name": "ann", "password": "wrong password"}))
@@ -438,7 +462,7 @@ fn one_players_games_are_nobody_elses() {
     let mut bob = Client::new(&server);
     bob.register("bob");
     let mut guest = Client::new(&server);
-    let mut nobody = Client { addr: server.addr, cookie: None, csrf: None };
+    let mut nobody = Client::bare(server.addr);
     for (who, client) in [("bob", &mut bob), ("a guest", &mut guest), ("no session", &mut nobody)] {
         for path in [format!("/api/games/{id}"), format!("/api/games/{id}/pgn")] {
             let answer = client.get(&path);
@@ -498,6 +522,21 @@ fn a_game_against_the_engine_is_played_taken_back_mated_and_exported() {
     for part in ["[White \"Sentinel (Elo 1200)\"]", "[Black \"guest\"]", "[Result \"1-0\"]", "1. ", "Nf6", "1-0"] {
         assert!(pgn.body.contains(part), "{part} in {}", pgn.body);
     }
+    // With clocks, each side's time is charged for its moves (the engine's too) once both have
+    // moved, and the increment added.
+    let clock = json!({"initial_ms": 60000, "increment_ms": 1000});
+    let state = guest.post("/api/games", json!({"mode": "engine", "colour": "white", "clock": clock})).json();
+    let id = state["id"].as_str().unwrap().to_string();
+    assert_eq!(state["clock"]["running"], Value::Null, "{state}");
+    guest.play(&id, "e2e4");
+    std::thread::sleep(Duration::from_millis(300));
+    let state = guest.play(&id, "d2d4");
+    let clock = &state["clock"];
+    assert_eq!(clock["running"], "white", "{state}");
+    let white = clock["white_ms"].as_i64().unwrap();
+    assert!((60000 - 100..61000).contains(&white), "charged about 300 ms, given 1000: {state}");
+    assert!(clock["black_ms"].as_i64().unwrap() <= 61000, "{state}");
+
     // A mate ends the game and names the winner; the engine does not move after it.
     let fen = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1";
     let state = guest.post("/api/games", json!({"mode": "engine", "colour": "white", "fen": fen})).json();
@@ -652,4 +691,50 @@ fn a_version_1_database_is_opened_and_migrated() {
     assert_eq!(moves(&veteran.play("gversion1game", "f1b5")).len(), 6);
     drop(server);
     assert_eq!(version(&folder.db()), 2, "the file was migrated");
+}
+
+#[test]
+fn a_lan_server_serves_pages_of_its_own_lan_address_and_no_other_site() {
+    let folder = Folder::new("lan");
+    let server = Server::start_on("0.0.0.0:0", &folder.db(), &[]);
+    let deadline = Instant::now() + TIMEOUT;
+    while !server.stderr().contains("other machines may reach") {
+        assert!(Instant::now() < deadline, "no warning that others may reach it: {}", server.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // A phone opens http://192.168.1.20:PORT/: its page's requests name that host and origin.
+    let lan = format!("192.168.1.20:{}", server.addr.port());
+    let browser = |server: &Server| Client {
+        host: Some(lan.clone()),
+        origin: Some(format!("http://{lan}")),
+        ..Client::bare(server.addr)
+    };
+    let (mut ann, mut bob) = (browser(&server), browser(&server));
+    for client in [&mut ann, &mut bob] {
+        assert_eq!(client.get("/api/account").status, 200);
+    }
+    let state = ann.post("/api/games", json!({"mode": "friend", "colour": "white"})).json();
+    let code = state["invite"]["code"].as_str().unwrap().to_string();
+    assert_eq!(bob.post("/api/games/join", json!({"code": code})).json()["you"], "black");
+    let id = state["id"].as_str().unwrap().to_string();
+    assert_eq!(moves(&ann.play(&id, "e2e4")), ["e2e4"]);
+    // A page of another site, even with a session of the server's, is refused.
+    let mut evil = Client { origin: Some("http://evil.example".to_string()), ..browser(&server) };
+    evil.cookie = bob.cookie.clone();
+    evil.csrf = bob.csrf.clone();
+    evil.post(&format!("/api/games/{id}/move"), json!({"uci": "e7e5"})).refused(403, "forbidden");
+    assert_eq!(moves(&bob.state(&id)), ["e2e4"]);
+}
+
+#[test]
+fn without_a_database_file_games_are_kept_in_memory_and_it_says_so() {
+    let server = Server::start_on("127.0.0.1:0", Path::new(""), &[]);
+    let mut guest = Client::new(&server);
+    let state = guest.post("/api/games", json!({"mode": "friend"}));
+    assert_eq!(state.status, 201, "{state:?}");
+    let deadline = Instant::now() + TIMEOUT;
+    while !server.stderr().contains("kept in memory") {
+        assert!(Instant::now() < deadline, "no word that games are in memory: {}", server.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
