@@ -1043,7 +1043,7 @@ const analyse = {
 
   next() {
     if (!this.wanted || !this.socket || this.socket.readyState !== 1) return;
-    const request = { ...this.wanted, play_on: undefined };
+    const request = this.wanted;
     this.wanted = null;
     this.searching = true;
     this.searchKey = JSON.stringify([request.fen, request.moves]);
