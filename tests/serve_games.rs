@@ -738,3 +738,22 @@ fn without_a_database_file_games_are_kept_in_memory_and_it_says_so() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn one_client_cannot_fill_the_database() {
+    let folder = Folder::new("bounds");
+    let server = Server::start(&folder.db());
+    // Games in progress: 100 per player or guest.
+    let mut guest = Client::new(&server);
+    for _ in 0..100 {
+        assert_eq!(guest.post("/api/games", json!({"mode": "friend"})).status, 201);
+    }
+    guest.post("/api/games", json!({"mode": "friend"})).refused(409, "too_many_games");
+    // Sessions: a client that drops its cookie gets 50 (this one has had one already).
+    for _ in 0..49 {
+        assert_eq!(Client::bare(server.addr).get("/api/account").status, 200);
+    }
+    Client::bare(server.addr).get("/api/account").refused(429, "too_many");
+    // A browser that keeps its cookie goes on.
+    assert_eq!(guest.get("/api/account").status, 200);
+}
