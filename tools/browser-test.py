@@ -235,14 +235,17 @@ def test_mate_against_the_engine_by_clicking(server, options):
 
 
 def test_take_back_and_flip(server, options):
-    """A move and the engine's answer taken back; the board turned."""
+    """A game that goes on from a PGN's last position; a move and the engine's answer taken
+    back; the board turned."""
     page = Page(server.url)
     try:
-        start_engine_game(page, "", colour="white", level="2")
-        page.move("e2", "e4")
+        start_engine_game(page, "1. e4 e5 2. Nf3 Nc6 {the Ruy Lopez next?} *", colour="white", level="2")
+        start = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w"
+        page.wait(lambda: page.fen().startswith(start), "the game from the PGN's position")
+        page.move("f1", "b5")
         page.wait(lambda: len(page.driver.find_elements(By.CSS_SELECTOR, "#play-moves li.move")) == 2, "the engine's reply")
         page.click("play-takeback")
-        page.wait(lambda: page.fen().startswith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w"), "the takeback")
+        page.wait(lambda: page.fen().startswith(start), "the takeback")
         assert not page.driver.find_elements(By.CSS_SELECTOR, "#play-moves li.move")
         page.click("play-flip")
         page.wait(lambda: page.driver.find_elements(By.CSS_SELECTOR, ".cg-wrap.orientation-black"), "the flip")

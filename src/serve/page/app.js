@@ -159,6 +159,7 @@ const board = {
     this.orientation = other(this.orientation);
     this.ground.set({ orientation: this.orientation });
     renderPlayers();
+    analyse.render();
   },
 
   setOrientation(colour) {
@@ -562,10 +563,18 @@ const play = {
     return { mode: $('play-opponent').value, colour, level, clock, fen };
   },
 
+  /** A game given as PGN goes on from its last position (the server checks every move). */
+  async startingFen(text) {
+    if (!text || text === 'startpos' || text.includes('/')) return text;
+    const { fen, moves } = pgnMoves(text);
+    return (await position(fen, moves)).fen;
+  },
+
   async start() {
     const options = this.options();
     say('Starting…');
     try {
+      options.fen = await this.startingFen(options.fen);
       if (this.serverGames) {
         const body = { mode: options.mode, colour: options.colour, clock: options.clock };
         if (options.mode === 'engine') body.level = options.level;
@@ -970,6 +979,8 @@ const analyse = {
     const over = this.view.status !== 'playing';
     const white = over ? (this.view.result === '1-0' ? 100 : this.view.result === '0-1' ? 0 : 50) : winChance(best && best.score_white);
     $('evalbar-white').style.height = `${white}%`;
+    // White's share grows from White's side of the board.
+    $('evalbar').classList.toggle('flipped', board.orientation === 'black');
     $('evalbar-text').textContent = over ? this.view.result : best ? scoreText(best.score_white) : '';
     const status = $('analyse-status');
     if (over) status.textContent = announce({ result: this.view.result, termination: this.view.status });
@@ -1362,7 +1373,9 @@ const games = {
     const black = (game.black && game.black.name) || '?';
     const label = document.createElement('span');
     const when = game.updated ? new Date(game.updated).toLocaleString() : '';
-    label.textContent = `${white} – ${black} · ${game.result || '*'} · ${when}`;
+    const result = !game.result || game.result === '*' ? 'in progress' : game.result;
+    const moves = game.plies === undefined ? '' : ` · ${Math.ceil(game.plies / 2)} moves`;
+    label.textContent = `${white} – ${black} · ${result}${moves} · ${when}`;
     const resume = document.createElement('button');
     resume.textContent = game.result === '*' ? 'Resume' : 'Open';
     resume.onclick = () => play.resume(game.id);
