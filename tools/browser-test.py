@@ -371,6 +371,9 @@ def test_sign_up_play_sign_out_sign_in_resume(server, options):
         start_engine_game(page, "", level="0")
         page.move("e2", "e4")
         page.wait(lambda: len(moves_shown(page)) == 2, "the engine's reply")
+        # A reload (a lost connection, a closed tab opened again) comes back to the game.
+        page.open("/")
+        page.wait(lambda: len(moves_shown(page)) == 2, "the game after a reload")
         page.move("d2", "d4")
         page.wait(lambda: len(moves_shown(page)) == 4, "the engine's second reply")
         fen, played = page.fen(), moves_shown(page)

@@ -219,20 +219,22 @@ fn why_not(setup: &Setup, text: &str, play_on: bool) -> String {
             reason => format!("the game is over: a draw by {}", reason_name(reason).replace('-', " ")),
         };
     }
+    let quoted = crate::quote::excerpt(text, 20);
     let lower = text.to_ascii_lowercase();
-    let (Some(from), Some(to)) = (lower.get(0..2), lower.get(2..4)) else {
-        return format!(
-            "'{}' is not a move in coordinate notation (e2e4) or SAN (Nf3)",
-            crate::quote::excerpt(text, 20)
-        );
-    };
     let squares = |s: &str| crate::board::Square::parse(s).is_some();
-    if !squares(from) || !squares(to) || lower.len() > 5 {
-        return format!(
-            "'{}' is not a legal move here, in coordinate notation (e2e4) or SAN (Nf3)",
-            crate::quote::excerpt(text, 20)
-        );
+    let coordinates =
+        lower.is_ascii() && (4..=5).contains(&lower.len()) && squares(&lower[0..2]) && squares(&lower[2..4]);
+    if !coordinates {
+        // SAN names a move by its piece and square: one that no piece can make here.
+        let san_like =
+            (2..=8).contains(&text.len()) && text.chars().all(|c| "KQRBNabcdefgh12345678xO0-=+#!?".contains(c));
+        return if san_like {
+            format!("{quoted} is not a legal move for {} here", colour_title(side))
+        } else {
+            format!("'{quoted}' is not a move in coordinate notation (e2e4) or SAN (Nf3)")
+        };
     }
+    let (from, to) = (&lower[0..2], &lower[2..4]);
     let Some(letter) = setup.piece_letter(from) else {
         return format!("there is no piece on {from}");
     };
@@ -407,8 +409,10 @@ mod tests {
             (r#"["e2e4", "e2e4"]"#, 1, "there is no piece on e2"),
             (r#"["e7e5"]"#, 0, "the piece on e7 is Black's, and it is White's move"),
             (r#"["e2e4", "e7e5", "e1e3"]"#, 2, "the king on e1 cannot go to e3"),
-            (r#"["Nf6"]"#, 0, "is not a move"),
+            (r#"["Nf6"]"#, 0, "Nf6 is not a legal move for White here"),
             (r#"["zz"]"#, 0, "is not a move"),
+            (r#"["é2e4"]"#, 0, "is not a move"),
+            (r#"["e2é4é"]"#, 0, "is not a move"),
             (r#"["e2e4", "f7f6", "d1h5", "a7a6"]"#, 3, "Black is in check"),
         ];
         for (moves, index, why) in cases {

@@ -538,6 +538,7 @@ const play = {
   },
 
   newGame() {
+    sessionStorage.removeItem('sentinel-game');
     if (this.game && this.game.close) this.game.close();
     this.game = null;
     this.state = null;
@@ -599,6 +600,8 @@ const play = {
   open(game) {
     if (this.game && this.game.close && this.game !== game) this.game.close();
     this.game = game;
+    // A reload of the page (or a browser that lost its connection) comes back to this game.
+    if (game.id) sessionStorage.setItem('sentinel-game', game.id);
     const state = game.state();
     board.setOrientation(state.you === 'black' ? 'black' : 'white');
     this.show(state);
@@ -813,7 +816,8 @@ function renderMoves(list, san, current, onPick, fen, marks = []) {
   // The current move kept in sight inside the list, without scrolling the page.
   const shown = list.querySelector('.current') || list.lastElementChild;
   if (shown && list.scrollHeight > list.clientHeight) {
-    const top = shown.offsetTop - list.offsetTop;
+    // The list is positioned, so a move's offsetTop is from the list's top.
+    const top = shown.offsetTop;
     if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - shown.offsetHeight) {
       list.scrollTop = top - list.clientHeight / 2;
     }
@@ -1264,7 +1268,8 @@ const review = {
     box.appendChild(title);
     const evalLine = document.createElement('div');
     evalLine.className = 'small';
-    evalLine.textContent = `Evaluation ${scoreText(mv.eval_after)}${mv.accuracy === null || mv.accuracy === undefined ? '' : ` · accuracy ${mv.accuracy.toFixed(0)}%`}`;
+    const mated = mv.eval_after && mv.eval_after.mate === 0;
+    evalLine.textContent = `${mated ? 'Checkmate' : `Evaluation ${scoreText(mv.eval_after)}`}${mv.accuracy === null || mv.accuracy === undefined ? '' : ` · accuracy ${mv.accuracy.toFixed(0)}%`}`;
     box.appendChild(evalLine);
     if (!mv.engine_choice && mv.best) {
       const better = document.createElement('div');
@@ -1381,7 +1386,7 @@ const games = {
     resume.onclick = () => play.resume(game.id);
     const pgn = document.createElement('a');
     pgn.textContent = 'PGN';
-    pgn.href = `/api/games/${encodeURIComponent(game.id)}/pgn`;
+    pgn.href = `/api/games/${encodeURIComponent(game.id)}/pgn${token ? `?token=${encodeURIComponent(token)}` : ''}`;
     pgn.download = `${game.id}.pgn`;
     const remove = document.createElement('button');
     remove.textContent = 'Delete';
@@ -1424,8 +1429,16 @@ async function main() {
   const join = /^\/join\/([^/]+)$/.exec(path);
   const watch = /^\/watch\/([^/]+)$/.exec(path);
   showTab('play');
+  const current = sessionStorage.getItem('sentinel-game');
   if (join) await play.join(decodeURIComponent(join[1]));
   else if (watch) await play.watch(decodeURIComponent(watch[1]));
+  else if (current && account.available) {
+    await play.resume(current);
+    if (!play.game) {
+      sessionStorage.removeItem('sentinel-game');
+      say('');
+    }
+  }
   document.body.dataset.ready = 'true';
 }
 
