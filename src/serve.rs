@@ -167,23 +167,8 @@ async fn serve(config: Config) -> Result<(), String> {
         shutdown_signal().await;
         let _ = stopping.send(true);
     });
-    let mut server_stop = stop.clone();
-    let server = axum::serve(
-        connections::Bounded::new(listener, max_connections),
-        app.into_make_service_with_connect_info::<connections::ClientAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        let _ = server_stop.wait_for(|stopping| *stopping).await;
-    });
-    let mut stop = stop;
-    let grace = async move {
-        let _ = stop.wait_for(|stopping| *stopping).await;
-        tokio::time::sleep(SHUTDOWN_GRACE).await;
-    };
-    tokio::select! {
-        result = std::future::IntoFuture::into_future(server) => result.map_err(|e| format!("the server stopped: {e}")),
-        () = grace => Ok(()),
-    }
+    connections::serve(connections::Bounded::new(listener, max_connections), app, stop, SHUTDOWN_GRACE).await;
+    Ok(())
 }
 
 /// How long the requests under way may go on after the server is told to stop.

@@ -614,6 +614,36 @@ fn connections_beyond_the_limit_wait_until_one_closes() {
     assert_eq!(answer.status, 200, "{answer:?}");
 }
 
+/// A client that sends a request's head a byte at a time (slowloris) loses its connection
+/// once the head has taken 10 seconds, so that a few such clients cannot hold every place for
+/// ever; one that sends its head in time is answered.
+#[test]
+fn a_request_head_that_never_ends_is_cut_off() {
+    let server = Server::start(&["--max-connections", "2"]);
+    let mut slow = TcpStream::connect(server.addr).unwrap();
+    slow.write_all(b"GET /api/status HTTP/1.1\r\nHost: localhost\r\n").unwrap();
+    slow.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    let closed = loop {
+        // A header line every half second, never the blank line that ends the head.
+        let _ = slow.write_all(b"X-Slow: 1\r\n");
+        match slow.read_to_end(&mut answer) {
+            Ok(_) => break true,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(_) => break true,
+        }
+        if started.elapsed() > Duration::from_secs(25) {
+            break false;
+        }
+    };
+    let took = started.elapsed();
+    assert!(closed, "a head still open after {took:?}");
+    assert!(took >= Duration::from_secs(9), "cut off after {took:?}, before the 10 seconds");
+    assert!(!String::from_utf8_lossy(&answer).contains("\"status\""), "answered an unfinished head");
+    assert_eq!(server.get("/api/status").status, 200, "the server goes on");
+}
+
 #[test]
 fn with_a_token_every_request_carries_it() {
     let file = std::env::temp_dir().join(format!("sentinel-{}-token", std::process::id()));

@@ -738,3 +738,51 @@ fn without_a_database_file_games_are_kept_in_memory_and_it_says_so() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn one_client_cannot_fill_the_database() {
+    let folder = Folder::new("bounds");
+    let server = Server::start(&folder.db());
+    // Games in progress: 100 per player or guest.
+    let mut guest = Client::new(&server);
+    for _ in 0..100 {
+        assert_eq!(guest.post("/api/games", json!({"mode": "friend"})).status, 201);
+    }
+    guest.post("/api/games", json!({"mode": "friend"})).refused(409, "too_many_games");
+    // Sessions: a client that drops its cookie gets 50 (this one has had one already).
+    for _ in 0..49 {
+        assert_eq!(Client::bare(server.addr).get("/api/account").status, 200);
+    }
+    Client::bare(server.addr).get("/api/account").refused(429, "too_many");
+    // A browser that keeps its cookie goes on.
+    assert_eq!(guest.get("/api/account").status, 200);
+}
+
+#[test]
+fn a_guests_games_become_the_players_on_sign_in_and_go_with_a_lost_session() {
+    let folder = Folder::new("adopt");
+    let server = Server::start(&folder.db());
+    let mut ann = Client::new(&server);
+    let kept = ann.post("/api/games", json!({"mode": "engine", "colour": "white"})).json();
+    let kept = kept["id"].as_str().unwrap().to_string();
+    ann.play(&kept, "e2e4");
+    ann.register("ann");
+    let listed = ann.get("/api/games").json();
+    assert_eq!(listed["games"][0]["id"], kept.as_str(), "{listed}");
+    assert_eq!(ann.state(&kept)["white"]["name"], "ann");
+    // A guest who signs out leaves a game nobody can reach again: it goes on the next start.
+    let mut guest = Client::new(&server);
+    let lost = guest.post("/api/games", json!({"mode": "engine", "colour": "white"})).json();
+    let lost = lost["id"].as_str().unwrap().to_string();
+    guest.post("/api/account/logout", json!({}));
+    guest.get(&format!("/api/games/{lost}")).refused(404, "not_found");
+    drop(server);
+    let server = Server::start(&folder.db());
+    ann.addr = server.addr;
+    assert_eq!(moves(&ann.state(&kept)).len(), 2);
+    let count = |id: &str| -> i64 {
+        let c = rusqlite::Connection::open(folder.db()).unwrap();
+        c.query_row("SELECT count(*) FROM games WHERE id = ?1", [id], |r| r.get(0)).unwrap()
+    };
+    assert_eq!((count(&kept), count(&lost)), (1, 0));
+}

@@ -46,6 +46,9 @@ pub const FAILURES_PER_NAME: usize = 5;
 pub const FAILURES_PER_ADDRESS: usize = 20;
 /// Accounts one client address may create within `ATTEMPT_WINDOW`.
 pub const REGISTRATIONS_PER_ADDRESS: usize = 10;
+/// Guest sessions one client address may be given within `ATTEMPT_WINDOW` (a browser keeps
+/// its one; this bounds what a script that drops its cookies can add to the database).
+pub const NEW_SESSIONS_PER_ADDRESS: usize = 50;
 pub const ATTEMPT_WINDOW: Duration = Duration::from_secs(15 * 60);
 
 /// A signed-in player.
@@ -215,7 +218,11 @@ fn account_answer(status: StatusCode, player: Option<&Player>, csrf: String, ses
 
 /// `GET /api/account`: the caller's player (or null for a guest) and the session's CSRF token;
 /// a visitor without a live session is given a guest's. Each call extends the session's life.
-pub async fn account(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+pub async fn account(
+    State(state): State<AppState>,
+    ConnectInfo(client): ConnectInfo<super::connections::ClientAddr>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if let Some(caller) = caller(&state, &headers).await? {
         let session = caller.session.clone();
         state
@@ -228,6 +235,11 @@ pub async fn account(State(state): State<AppState>, headers: HeaderMap) -> Resul
             .map_err(db_error)?;
         return Ok(account_answer(StatusCode::OK, caller.player.as_ref(), caller.csrf, Some(&caller.session)));
     }
+    let key = client_key("session", client.0.ip());
+    if let Some(seconds) = state.attempts.wait(&key, NEW_SESSIONS_PER_ADDRESS) {
+        return Err(too_many(seconds, "new sessions from this address (keep the cookie)"));
+    }
+    state.attempts.record(&key);
     let csrf = random_hex(32);
     let token = csrf.clone();
     let session = state.db.run(move |c| new_session(c, None, &token)).await.map_err(db_error)?;

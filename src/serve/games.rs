@@ -43,6 +43,9 @@ const MAX_INITIAL_MS: i64 = 3 * 3600 * 1000;
 const MAX_INCREMENT_MS: i64 = 180 * 1000;
 /// Failed joins (unknown codes) one client address may make within the sign-in window.
 const FAILED_JOINS_PER_ADDRESS: usize = 20;
+/// Games one player (or guest) may have in progress at once: beyond them a new game waits for
+/// one to end or be deleted, which bounds what one client adds to the database.
+const MAX_GAMES_IN_PROGRESS: i64 = 100;
 /// The most games one list shows, newest first.
 const LIST_LIMIT: usize = 500;
 /// Invite codes: six characters without the ones people misread (0/O, 1/I).
@@ -796,6 +799,23 @@ pub async fn create(State(state): State<AppState>, headers: HeaderMap, body: Bod
     }
     let clock = fields.clock()?;
     let start = super::request::setup(fields.fen.as_deref(), None, None)?;
+    let (player, session) = (caller.player.as_ref().map(|p| p.id), caller.session.clone());
+    let in_progress: i64 = state
+        .db
+        .run(move |c| {
+            c.query_row(
+                "SELECT count(*) FROM games WHERE result = '*' AND (white_player = ?1 OR black_player = ?1
+                   OR (white_player IS NULL AND white_session = ?2) OR (black_player IS NULL AND black_session = ?2))",
+                params![player, session],
+                |r| r.get(0),
+            )
+        })
+        .await
+        .map_err(db_error)?;
+    if in_progress >= MAX_GAMES_IN_PROGRESS {
+        let message = format!("you have {in_progress} games in progress: finish, resign or delete one first");
+        return Err(conflict("too_many_games", &message));
+    }
     if start.game_over().is_some() {
         return Err(ApiError::bad("bad_fen", "the game is over in that position").field("fen"));
     }
