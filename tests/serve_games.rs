@@ -394,8 +394,12 @@ fn accounts_sessions_and_the_csrf_token() {
     ann.post("/api/account/login", json!({"name": "nobody", "password": PASSWORD})).refused(401, "bad_credentials");
     let answer = ann.post("/api/account/login", json!({"name": "Ann", "password": PASSWORD}));
     assert_eq!((answer.status, answer.json()["user"]["name"].as_str()), (200, Some("ann")), "{answer:?}");
+    let session = ann.cookie.clone().expect("a session cookie");
+    let session = session.split_once('=').map(|(_, id)| id.to_string()).expect("name=value");
+    assert_eq!(ann.get("/api/account").json()["user"]["name"], "ann", "the cookie is the session");
 
-    // The password is kept only as an Argon2id hash, and is never logged, even at trace.
+    // The password is kept only as an Argon2id hash, and is never logged, even at trace; the
+    // session only as its cookie's hash, so that a copy of the file signs nobody in.
     drop(server);
     let mut file = Vec::new();
     for suffix in ["", "-wal"] {
@@ -408,6 +412,7 @@ fn accounts_sessions_and_the_csrf_token() {
     let text = String::from_utf8_lossy(&file);
     assert!(text.contains("$argon2id$"), "an Argon2id hash in the file");
     assert!(!text.contains(PASSWORD), "the password itself in the database file");
+    assert!(!text.contains(&session), "the session cookie itself in the database file");
 }
 
 #[test]
@@ -690,7 +695,7 @@ fn a_version_1_database_is_opened_and_migrated() {
     assert_eq!((state["clock"].clone(), state["level"].clone()), (Value::Null, json!({"skill": 3})));
     assert_eq!(moves(&veteran.play("gversion1game", "f1b5")).len(), 6);
     drop(server);
-    assert_eq!(version(&folder.db()), 2, "the file was migrated");
+    assert_eq!(version(&folder.db()), 3, "the file was migrated");
 }
 
 #[test]

@@ -61,9 +61,21 @@ pub struct Player {
 /// Who made a request: their session and, once signed in, their player.
 #[derive(Clone, Debug)]
 pub struct Caller {
+    /// The session's key in the database (`session_key` of the cookie): what seats and
+    /// sessions are stored under.
     pub session: String,
+    /// The cookie's own value, which only the client and this request hold.
+    cookie: String,
     pub player: Option<Player>,
     csrf: String,
+}
+
+/// The key a session is stored under: the BLAKE2s hash of its cookie, so that a copy of the
+/// database (a backup, a stolen file) holds no cookie anyone could sign in with. The cookie is
+/// 32 random bytes, so a fast hash suffices where a password needs Argon2's slow one.
+fn session_key(cookie: &str) -> String {
+    use blake2::Digest;
+    blake2::Blake2s256::digest(cookie.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Counts of recent events per key (failed sign-ins per name and per address, registrations
@@ -129,7 +141,8 @@ fn cookie(session: &str) -> HeaderValue {
 
 /// The caller of a request, if it carries a live session.
 pub async fn caller(state: &AppState, headers: &HeaderMap) -> Result<Option<Caller>, ApiError> {
-    let Some(session) = session_cookie(headers) else { return Ok(None) };
+    let Some(cookie) = session_cookie(headers) else { return Ok(None) };
+    let session = session_key(&cookie);
     state
         .db
         .run(move |c| {
@@ -142,7 +155,7 @@ pub async fn caller(state: &AppState, headers: &HeaderMap) -> Result<Option<Call
                         (Some(id), Some(name)) => Some(Player { id, name }),
                         _ => None,
                     };
-                    Ok(Caller { session: session.clone(), player, csrf: row.get(0)? })
+                    Ok(Caller { session: session.clone(), cookie: cookie.clone(), player, csrf: row.get(0)? })
                 },
             )
             .optional()
@@ -170,15 +183,16 @@ pub async fn caller_for_change(state: &AppState, headers: &HeaderMap) -> Result<
     Ok(caller)
 }
 
-/// Stores a new session (a guest's when `player` is None) and returns its id.
+/// Stores a new session (a guest's when `player` is None) under its key and returns its
+/// cookie.
 fn new_session(c: &rusqlite::Connection, player: Option<i64>, csrf: &str) -> Result<String, rusqlite::Error> {
-    let id = random_hex(32);
+    let cookie = random_hex(32);
     let now = now_ms();
     c.execute(
         "INSERT INTO sessions (id, player, csrf, created, expires) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![id, player, csrf, now, now + SESSION_LIFE.as_millis() as i64],
+        params![session_key(&cookie), player, csrf, now, now + SESSION_LIFE.as_millis() as i64],
     )?;
-    Ok(id)
+    Ok(cookie)
 }
 
 /// Removes expired sessions, and the games of guests whose sessions are gone (nobody can
@@ -233,7 +247,7 @@ pub async fn account(
             })
             .await
             .map_err(db_error)?;
-        return Ok(account_answer(StatusCode::OK, caller.player.as_ref(), caller.csrf, Some(&caller.session)));
+        return Ok(account_answer(StatusCode::OK, caller.player.as_ref(), caller.csrf, Some(&caller.cookie)));
     }
     let key = client_key("session", client.0.ip());
     if let Some(seconds) = state.attempts.wait(&key, NEW_SESSIONS_PER_ADDRESS) {

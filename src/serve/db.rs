@@ -18,7 +18,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// The schema, one step per version: `MIGRATIONS[i]` takes version `i` to `i + 1`.
 ///
 /// 1: accounts, sessions and games against the engine. 2: games between two people (an
-/// invite code, a draw offer) and clocks for every game.
+/// invite code, a draw offer) and clocks for every game. 3: sessions keyed by their cookie's
+/// hash.
 pub const MIGRATIONS: &[&str] = &[
     // Version 1.
     "CREATE TABLE players (
@@ -69,6 +70,11 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE games ADD COLUMN black_ms INTEGER;
     ALTER TABLE games ADD COLUMN clock_at INTEGER;
     CREATE UNIQUE INDEX games_invite_code ON games(invite_code);",
+    // Version 3: sessions are stored under the hash of their cookie, not the cookie; the
+    // sessions of version 2 cannot be carried over (their cookies are not known), so their
+    // players sign in again, and guests' games, which only a session could reach, go with the
+    // next sweep.
+    "DELETE FROM sessions;",
 ];
 
 /// The version this Sentinel writes.
