@@ -188,11 +188,45 @@ fn piece_colour_at(setup: &Setup, square: &str) -> Option<Color> {
     Some(if letter.is_ascii_uppercase() { Color::White } else { Color::Black })
 }
 
-/// Whether `colour` has nothing but its king (and so cannot win on the opponent's time).
-fn lone_king(fen: &str, colour: Color) -> bool {
+/// Whether `colour` could not mate by any series of moves, and so cannot win on the opponent's
+/// time (a draw then, as FIDE's rule 6.9 and lichess have it), by lichess's test of mating
+/// material: a lone king never mates; a king and one knight mates only if the opponent has
+/// something other than queens to block its king in with; a king and bishops mate only if
+/// the opponent has a knight or a pawn, or a bishop on the other colour of squares.
+fn cannot_mate(fen: &str, colour: Color) -> bool {
     let placement = fen.split_whitespace().next().unwrap_or("");
-    let own = |c: char| c.is_ascii_alphabetic() && c.is_ascii_uppercase() == (colour == Color::White);
-    placement.chars().filter(|&c| own(c)).all(|c| c.eq_ignore_ascii_case(&'k'))
+    // Each piece's letter and the colour of its square (0 dark, 1 light).
+    let mut pieces = Vec::new();
+    for (row, rank) in placement.split('/').enumerate() {
+        let mut file = 0usize;
+        for c in rank.chars() {
+            match c.to_digit(10) {
+                Some(n) => file += n as usize,
+                None => {
+                    pieces.push((c, (file + 7 - row.min(7)) % 2));
+                    file += 1;
+                }
+            }
+        }
+    }
+    let ours = |c: char| c.is_ascii_uppercase() == (colour == Color::White);
+    let own: Vec<(char, usize)> =
+        pieces.iter().filter(|(c, _)| ours(*c)).map(|&(c, shade)| (c.to_ascii_lowercase(), shade)).collect();
+    let theirs: Vec<(char, usize)> =
+        pieces.iter().filter(|(c, _)| !ours(*c)).map(|&(c, shade)| (c.to_ascii_lowercase(), shade)).collect();
+    let helpers: Vec<&(char, usize)> = own.iter().filter(|(c, _)| *c != 'k').collect();
+    if helpers.is_empty() {
+        return true;
+    }
+    if helpers.iter().all(|(c, _)| *c == 'n') {
+        return helpers.len() == 1 && theirs.iter().all(|(c, _)| matches!(c, 'k' | 'q'));
+    }
+    if helpers.iter().all(|(c, _)| *c == 'b') {
+        let shade = helpers[0].1;
+        let bishops_alike = own.iter().chain(&theirs).filter(|(c, _)| *c == 'b').all(|&(_, s)| s == shade);
+        return bishops_alike && !theirs.iter().any(|(c, _)| matches!(c, 'n' | 'p'));
+    }
+    false
 }
 
 impl Game {
@@ -243,7 +277,7 @@ impl Game {
         }
         let fen = self.setup()?.fen();
         self.result =
-            if lone_king(&fen, other(turn)) { "1/2-1/2".to_string() } else { win_for(other(turn)).to_string() };
+            if cannot_mate(&fen, other(turn)) { "1/2-1/2".to_string() } else { win_for(other(turn)).to_string() };
         self.termination = Some("timeout".to_string());
         if let Some(clock) = &mut self.clock {
             clock.ms[index(turn)] = 0;
@@ -1223,14 +1257,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pieces_and_lone_kings() {
+    fn pieces_and_mating_material() {
         let setup = Setup::new(None, &["e2e4"], false).unwrap();
         assert_eq!(piece_colour_at(&setup, "e4"), Some(Color::White));
         assert_eq!(piece_colour_at(&setup, "e8"), Some(Color::Black));
         assert_eq!(piece_colour_at(&setup, "e3"), None);
         assert_eq!(piece_colour_at(&setup, "z9"), None);
-        assert!(lone_king("4k3/8/8/8/8/8/8/4K2R w - - 0 1", Color::Black));
-        assert!(!lone_king("4k3/8/8/8/8/8/8/4K2R w - - 0 1", Color::White));
+        // A lone king cannot mate; a rook can.
+        assert!(cannot_mate("4k3/8/8/8/8/8/8/4K2R w - - 0 1", Color::Black));
+        assert!(!cannot_mate("4k3/8/8/8/8/8/8/4K2R w - - 0 1", Color::White));
+        // A knight mates a king that has a rook to be smothered by, not one with only a queen.
+        assert!(!cannot_mate("4k2r/8/8/8/8/8/8/4K1N1 b - - 0 1", Color::White));
+        assert!(cannot_mate("4k2q/8/8/8/8/8/8/4K1N1 b - - 0 1", Color::White));
+        assert!(cannot_mate("4k3/8/8/8/8/8/8/4K1N1 b - - 0 1", Color::White));
+        // A bishop mates a king with a pawn beside it, not a bare king.
+        assert!(!cannot_mate("7k/7p/8/8/8/8/8/4KB2 b - - 0 1", Color::White));
+        assert!(cannot_mate("7k/8/8/8/8/8/8/4KB2 b - - 0 1", Color::White));
+        // Bishops against bishops: all on one colour of squares never mate; on both, they may.
+        // f1 and c8 are light squares, f8 dark.
+        assert!(cannot_mate("2b1k3/8/8/8/8/8/8/4KB2 b - - 0 1", Color::White));
+        assert!(!cannot_mate("4kb2/8/8/8/8/8/8/4KB2 b - - 0 1", Color::White));
+        // Two knights, or a knight and a bishop, are mating material.
+        assert!(!cannot_mate("4k3/8/8/8/8/8/8/4KNN1 b - - 0 1", Color::White));
+        assert!(!cannot_mate("4k3/8/8/8/8/8/8/3BKN2 b - - 0 1", Color::White));
     }
 
     #[test]
