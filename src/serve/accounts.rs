@@ -306,11 +306,11 @@ fn check_password(password: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-fn client_key(kind: &str, address: IpAddr) -> String {
+pub(super) fn client_key(kind: &str, address: IpAddr) -> String {
     format!("{kind}:{address}")
 }
 
-fn too_many(seconds: u64, what: &str) -> ApiError {
+pub(super) fn too_many(seconds: u64, what: &str) -> ApiError {
     let message = format!("too many {what}: try again in {seconds} s");
     ApiError { retry_after: Some(seconds), ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, "too_many", message) }
 }

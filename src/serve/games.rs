@@ -16,7 +16,7 @@
 //!   a game's existence does not leak.
 
 use super::AppState;
-use super::accounts::{Caller, caller, caller_for_change, db_error};
+use super::accounts::{Caller, caller, caller_for_change, client_key, db_error, too_many};
 use super::db::{now_ms, random_hex};
 use super::error::ApiError;
 use super::routes::{json_body, ok_json, on_engine};
@@ -913,13 +913,9 @@ pub async fn join(
 ) -> Result<Response, ApiError> {
     let caller = caller_for_change(&state, &headers).await?;
     let fields: JoinFields = json_body(&state, &headers, body).await?;
-    let key = format!("join:{}", client.0.ip());
+    let key = client_key("join", client.0.ip());
     if let Some(seconds) = state.attempts.wait(&key, FAILED_JOINS_PER_ADDRESS) {
-        let message = format!("too many unknown codes: try again in {seconds} s");
-        return Err(ApiError {
-            retry_after: Some(seconds),
-            ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, "too_many", message)
-        });
+        return Err(too_many(seconds, "unknown codes"));
     }
     let code = fields.code.unwrap_or_default().trim().to_ascii_uppercase();
     let lookup = code.clone();
