@@ -7,12 +7,15 @@
 #![cfg(feature = "serve")]
 
 mod common;
+#[path = "common/websocket.rs"]
+mod websocket;
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use websocket::Socket;
 
 /// Generous: the machine is shared, and a test binary's searches run beside other tests'.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -401,79 +404,15 @@ fn a_full_queue_is_refused_at_once_with_503() {
     assert_eq!(server.queue()["refused"], 1);
 }
 
-/// A client of the WebSocket protocol, enough for text messages.
-struct Socket {
-    stream: TcpStream,
-}
-
-impl Socket {
-    fn open(server: &Server, path: &str) -> Socket {
-        let mut stream = TcpStream::connect(server.addr).unwrap();
-        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
-        let request = format!(
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-            server.addr
-        );
-        stream.write_all(request.as_bytes()).unwrap();
-        let mut head = Vec::new();
-        let mut byte = [0];
-        while !head.ends_with(b"\r\n\r\n") {
-            stream.read_exact(&mut byte).expect("the handshake's answer");
-            head.push(byte[0]);
-        }
-        let head = String::from_utf8_lossy(&head);
-        assert!(head.starts_with("HTTP/1.1 101"), "{head}");
-        Socket { stream }
-    }
-
-    fn send(&mut self, text: &str) {
-        let payload = text.as_bytes();
-        let mut frame = vec![0x81];
-        match payload.len() {
-            n if n < 126 => frame.push(0x80 | n as u8),
-            n => {
-                frame.push(0x80 | 126);
-                frame.extend_from_slice(&(n as u16).to_be_bytes());
-            }
-        }
-        let mask = [0x12, 0x34, 0x56, 0x78];
-        frame.extend_from_slice(&mask);
-        frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
-        self.stream.write_all(&frame).unwrap();
-    }
-
-    /// The next text message, as JSON.
-    fn receive(&mut self) -> Value {
-        loop {
-            let mut head = [0; 2];
-            self.stream.read_exact(&mut head).expect("a frame");
-            let length = match head[1] & 0x7f {
-                126 => {
-                    let mut n = [0; 2];
-                    self.stream.read_exact(&mut n).unwrap();
-                    u16::from_be_bytes(n) as usize
-                }
-                127 => {
-                    let mut n = [0; 8];
-                    self.stream.read_exact(&mut n).unwrap();
-                    u64::from_be_bytes(n) as usize
-                }
-                n => n as usize,
-            };
-            let mut payload = vec![0; length];
-            self.stream.read_exact(&mut payload).unwrap();
-            if head[0] & 0x0f == 1 {
-                return serde_json::from_slice(&payload).expect("JSON messages");
-            }
-        }
-    }
+/// The socket's client, opened on `server` or the test fails with the answer it got.
+fn open_socket(server: &Server, path: &str) -> Socket {
+    Socket::open(server.addr, path, "", TIMEOUT).unwrap_or_else(|head| panic!("no handshake: {head}"))
 }
 
 #[test]
 fn live_lines_stream_and_stop_when_asked() {
     let server = Server::start(&["--max-movetime", "30000"]);
-    let mut socket = Socket::open(&server, "/api/analyse/stream");
+    let mut socket = open_socket(&server, "/api/analyse/stream");
     socket.send(r#"{"moves": "e4", "depth": 400}"#);
     let refused = socket.receive();
     assert_eq!((refused["type"].as_str(), refused["code"].as_str()), (Some("error"), Some("over_limit")), "{refused}");
@@ -517,7 +456,7 @@ fn live_lines_stream_and_stop_when_asked() {
 #[test]
 fn a_streaming_client_that_goes_away_stops_its_search() {
     let server = Server::start(&["--max-movetime", "60000"]);
-    let mut socket = Socket::open(&server, "/api/analyse/stream");
+    let mut socket = open_socket(&server, "/api/analyse/stream");
     socket.send(r#"{"fen": "startpos", "movetime": 60000}"#);
     assert_eq!(socket.receive()["type"], "info");
     drop(socket);

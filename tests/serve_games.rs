@@ -7,6 +7,9 @@
 
 #![cfg(feature = "serve")]
 
+#[path = "common/websocket.rs"]
+mod websocket;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -14,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use websocket::Socket;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 const PASSWORD: &str = "correct horse 7";
@@ -262,79 +266,13 @@ impl Client {
     }
 
     fn watch(&self, game: &str) -> Result<Socket, String> {
-        Socket::open(self.addr, &format!("/api/games/{game}/live"), self.cookie.as_deref())
+        let cookie = self.cookie.as_deref().map(|c| format!("Cookie: {c}\r\n")).unwrap_or_default();
+        Socket::open(self.addr, &format!("/api/games/{game}/live"), &cookie, TIMEOUT)
     }
 }
 
 fn moves(state: &Value) -> Vec<String> {
     state["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect()
-}
-
-/// A WebSocket client, enough for the server's text messages.
-struct Socket {
-    stream: TcpStream,
-}
-
-impl Socket {
-    fn open(addr: SocketAddr, path: &str, cookie: Option<&str>) -> Result<Socket, String> {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
-        let cookie = cookie.map(|c| format!("Cookie: {c}\r\n")).unwrap_or_default();
-        let request = format!(
-            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n{cookie}\
-             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        );
-        stream.write_all(request.as_bytes()).unwrap();
-        let mut head = Vec::new();
-        let mut byte = [0];
-        while !head.ends_with(b"\r\n\r\n") {
-            stream.read_exact(&mut byte).map_err(|e| e.to_string())?;
-            head.push(byte[0]);
-        }
-        let head = String::from_utf8_lossy(&head).into_owned();
-        if !head.starts_with("HTTP/1.1 101") {
-            return Err(head);
-        }
-        Ok(Socket { stream })
-    }
-
-    /// The next text message, as JSON.
-    fn receive(&mut self) -> Value {
-        loop {
-            let mut head = [0; 2];
-            self.stream.read_exact(&mut head).expect("a frame");
-            let length = match head[1] & 0x7f {
-                126 => {
-                    let mut n = [0; 2];
-                    self.stream.read_exact(&mut n).unwrap();
-                    u16::from_be_bytes(n) as usize
-                }
-                127 => {
-                    let mut n = [0; 8];
-                    self.stream.read_exact(&mut n).unwrap();
-                    u64::from_be_bytes(n) as usize
-                }
-                n => n as usize,
-            };
-            let mut payload = vec![0; length];
-            self.stream.read_exact(&mut payload).unwrap();
-            if head[0] & 0x0f == 1 {
-                return serde_json::from_slice(&payload).expect("JSON messages");
-            }
-        }
-    }
-
-    /// Messages until one satisfies `done`.
-    fn until(&mut self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            assert!(Instant::now() < deadline, "no message showed {what}");
-            let message = self.receive();
-            if done(&message) {
-                return message;
-            }
-        }
-    }
 }
 
 #[test]
@@ -601,7 +539,8 @@ fn two_people_play_move_by_move_with_every_watcher_told() {
         let state = mover.play(&id, uci);
         assert_eq!(moves(&state).len(), ply + 1);
         for socket in &mut sockets {
-            let pushed = socket.until("the move", |m| m["moves"].as_array().is_some_and(|a| a.len() == ply + 1));
+            let pushed =
+                socket.until("the move", TIMEOUT, |m| m["moves"].as_array().is_some_and(|a| a.len() == ply + 1));
             assert_eq!(pushed["moves"][ply], *uci);
         }
     }
@@ -643,7 +582,7 @@ fn a_draw_is_offered_and_accepted_and_a_clock_flags_on_its_own() {
     let state = bob.play(&id, "d7d5");
     assert_eq!(state["clock"]["running"], "white", "{state}");
     assert!(state["clock"]["black_ms"].as_i64().unwrap() <= 1500, "{state}");
-    let flagged = socket.until("the flag", |m| m["result"] != "*");
+    let flagged = socket.until("the flag", TIMEOUT, |m| m["result"] != "*");
     assert_eq!((flagged["result"].as_str(), flagged["termination"].as_str()), (Some("0-1"), Some("timeout")));
     assert_eq!(flagged["clock"]["white_ms"], 0);
     ann.post(&format!("/api/games/{id}/move"), json!({"uci": "c2c4"})).refused(409, "game_over");
