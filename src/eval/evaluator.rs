@@ -189,18 +189,18 @@ impl Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::nnue::random_network;
+    use crate::eval::nnue::{mirrored, random_network};
     use crate::movegen::legal_moves;
 
     /// The evaluator follows a line of moves, null moves and take-backs from a new root, as the
     /// search drives it, and scores every position as the network does from scratch. One
-    /// evaluator serves two networks and the hand-crafted evaluation in turn, as a thread does
-    /// when `EvalFile` or `Use NNUE` changes.
+    /// evaluator serves three networks (one mirrored) and the hand-crafted evaluation in turn,
+    /// as a thread does when `EvalFile` or `Use NNUE` changes.
     #[test]
     fn the_network_follows_the_line() {
         let mut evaluator = Evaluator::new(&Evaluation::HandCrafted);
-        for seed in [31, 32] {
-            follow_a_line(&mut evaluator, &random_network(seed));
+        for network in [random_network(31), random_network(32), mirrored(&random_network(33))] {
+            follow_a_line(&mut evaluator, &network);
             let board = Board::start_position();
             evaluator.start(&Evaluation::HandCrafted, &board);
             assert_eq!(evaluator.evaluate(&board), evaluate(&board, &mut PawnCache::new()));

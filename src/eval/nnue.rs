@@ -2,9 +2,12 @@
 //! first layer is updated incrementally as moves change a few pieces instead of being
 //! recomputed.
 //!
-//! The engine compiles one shape, the one its networks ship in; the trainer (`tune`) makes and
-//! reads others, for experiments. Each side sees the board from its own end (flipped top to
-//! bottom for Black) as `INPUTS` binary inputs, one per (own or enemy piece, kind, square). One
+//! The engine compiles one shape, the one its networks ship in, read plain or mirrored; the
+//! trainer (`tune`) makes and reads others, for experiments. Each side sees the board from its
+//! own end (flipped top to bottom for Black) as `INPUTS` binary inputs, one per (own or enemy
+//! piece, kind, square); a mirrored network (the header's mirroring field 1) also reflects that
+//! side's board from the a-file to the h-file while its own king stands on files e-h, so that
+//! the weights learn one half of the king's squares twice as often. One
 //! shared layer of `HIDDEN` neurons turns each side's inputs into an accumulator; the output is
 //! the SCReLU activation (clamp to [0, 1], then square) of the side to move's accumulator
 //! followed by the other side's, times the output weights of the position's output bucket (one
@@ -30,8 +33,8 @@
 //! |        | O · 2 · H · 2 | output weights, i16, per output bucket: H for the side to move, then H for the other |
 //! |        | O · 4         | output biases, i32                                               |
 //!
-//! A file of another version or whose shape fields are not `FileShape::ENGINE` is refused with
-//! an error naming what it is. Output weights must lie within ±`MAX_OUTPUT_WEIGHT`, which keeps
+//! A file of another version or whose shape fields are neither `FileShape::ENGINE` nor
+//! `FileShape::ENGINE_MIRRORED` is refused with an error naming what it is. Output weights must lie within ±`MAX_OUTPUT_WEIGHT`, which keeps
 //! SCReLU's products in range.
 
 mod header;
@@ -137,8 +140,8 @@ impl fmt::Display for NetError {
             ),
             NetError::Shape { found } => write!(
                 f,
-                "the network has {found}; this engine reads only {engine} (the trainer's tools, built with \
-                 --features tune, read other shapes)"
+                "the network has {found}; this engine reads only {engine}, mirrored or not (the trainer's tools, \
+                 built with --features tune, read other shapes)"
             ),
             NetError::Truncated { expected, got } => {
                 write!(f, "network file truncated: expected {expected} bytes, got {got}")
@@ -187,11 +190,14 @@ impl Network {
         if version != VERSION {
             return Err(NetError::Version { found: version });
         }
-        if bytes[12..HEADER_SIZE] != FileShape::ENGINE.to_bytes() {
-            let mut shape = [0; SHAPE_BYTES];
-            shape.copy_from_slice(&bytes[12..HEADER_SIZE]);
-            return Err(NetError::Shape { found: FileShape::from_bytes(&shape) });
-        }
+        let mut shape = [0; SHAPE_BYTES];
+        shape.copy_from_slice(&bytes[12..HEADER_SIZE]);
+        let shape = FileShape::from_bytes(&shape);
+        let mirrored = match shape {
+            FileShape::ENGINE => false,
+            FileShape::ENGINE_MIRRORED => true,
+            found => return Err(NetError::Shape { found }),
+        };
         if bytes.len() < FILE_SIZE {
             return Err(NetError::Truncated { expected: FILE_SIZE, got: bytes.len() });
         }
@@ -203,7 +209,7 @@ impl Network {
             bytes[HEADER_SIZE..biases_at].chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]])).collect();
         let output_bias: Vec<i32> =
             bytes[biases_at..].chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-        Net::from_parameters(&words, &output_bias).map(|net| Network(Arc::new(net)))
+        Net::from_parameters(&words, &output_bias, mirrored).map(|net| Network(Arc::new(net)))
     }
 
     #[cfg(any(test, feature = "tune"))]
@@ -212,7 +218,8 @@ impl Network {
         let mut bytes = Vec::with_capacity(FILE_SIZE);
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&VERSION.to_le_bytes());
-        bytes.extend_from_slice(&FileShape::ENGINE.to_bytes());
+        let shape = if self.mirrored { FileShape::ENGINE_MIRRORED } else { FileShape::ENGINE };
+        bytes.extend_from_slice(&shape.to_bytes());
         let weights =
             self.feature_weights.iter().chain([&self.feature_bias]).chain(self.output_weights.iter().flatten());
         for value in weights.flat_map(|row| &row.0) {
@@ -239,6 +246,10 @@ pub struct Net {
     /// Per output bucket: `[0]` weighs the side to move's accumulator, `[1]` the other side's.
     output_weights: [[Row; 2]; OUTPUT_BUCKETS],
     output_bias: [i32; OUTPUT_BUCKETS],
+    /// Whether a side whose king stands on files e-h reads the board mirrored (see the module
+    /// comment): its accumulator is then computed afresh whenever its king crosses from the
+    /// d-file to the e-file or back.
+    mirrored: bool,
 }
 
 /// `HIDDEN` weights, on a cache line's boundary as the accumulators are: a row is a whole
@@ -256,7 +267,7 @@ impl fmt::Debug for Net {
 impl Net {
     /// A network from its i16 parameters in the file's order (feature weights row by row, the
     /// feature biases, the output weights) and its output biases.
-    fn from_parameters(words: &[i16], output_bias: &[i32]) -> Result<Net, NetError> {
+    fn from_parameters(words: &[i16], output_bias: &[i32], mirrored: bool) -> Result<Net, NetError> {
         let (features, rest) = words.split_at(INPUTS * HIDDEN);
         let (bias, outputs) = rest.split_at(HIDDEN);
         if let Some((index, &value)) = outputs.iter().enumerate().find(|(_, w)| w.abs() > MAX_OUTPUT_WEIGHT) {
@@ -274,6 +285,7 @@ impl Net {
             feature_bias: Row([0; HIDDEN]),
             output_weights: [[Row([0; HIDDEN]); 2]; OUTPUT_BUCKETS],
             output_bias: [0; OUTPUT_BUCKETS],
+            mirrored,
         };
         net.feature_bias.0.copy_from_slice(bias);
         for (row, values) in net.output_weights.iter_mut().flatten().zip(outputs.chunks_exact(HIDDEN)) {
@@ -296,11 +308,24 @@ impl Net {
         output_bucket(board.piece_count(), OUTPUT_BUCKETS)
     }
 
-    /// The row of the input `piece` on `sq` sets for `perspective`.
+    /// Whether a side with its king on `king` reads the board mirrored.
     #[inline(always)]
-    fn row(&self, perspective: Color, piece: Piece, sq: Square) -> &[i16; HIDDEN] {
-        let turn = if perspective == Color::White { 0 } else { 56 };
-        &self.feature_weights[input_index(perspective, piece, sq.index64() ^ turn)].0
+    fn mirrors(&self, king: Square) -> bool {
+        self.mirrored && king.file() >= 4
+    }
+
+    /// What turns a square's index (XOR) into the square `perspective` sees with its king on
+    /// `king`: 56 turns the board round for Black, 7 mirrors it.
+    #[inline(always)]
+    fn view(&self, perspective: Color, king: Square) -> usize {
+        let vertical = if perspective == Color::White { 0 } else { 56 };
+        vertical ^ if self.mirrors(king) { 7 } else { 0 }
+    }
+
+    /// The row of the input `piece` on `sq` sets for `perspective`, whose view is `view`.
+    #[inline(always)]
+    fn row(&self, perspective: Color, view: usize, piece: Piece, sq: Square) -> &[i16; HIDDEN] {
+        &self.feature_weights[input_index(perspective, piece, sq.index64() ^ view)].0
     }
 }
 
@@ -317,18 +342,53 @@ impl Accumulator {
     pub fn new(net: &Net, board: &Board) -> Accumulator {
         let mut acc = Accumulator { values: [net.feature_bias.0; 2] };
         for perspective in Color::BOTH {
+            let view = net.view(perspective, board.king_square(perspective));
             let values = &mut acc.values[perspective.index()];
             for color in Color::BOTH {
                 for kind in PieceKind::ALL {
                     let piece = Piece::new(color, kind);
                     for &sq in board.pieces(color, kind) {
-                        let row = net.row(perspective, piece, sq);
+                        let row = net.row(perspective, view, piece, sq);
                         values.iter_mut().zip(row).for_each(|(value, &w)| *value = value.wrapping_add(w));
                     }
                 }
             }
         }
         acc
+    }
+
+    /// `perspective`'s accumulator after `change`, computed afresh from `board` (the position
+    /// before it) with its pieces as the change leaves them: for a mirrored network whose
+    /// `perspective` king has just crossed between the d-file and the e-file, so that every
+    /// input it sees has moved. Rare enough that plain loops do.
+    #[cold]
+    #[inline(never)]
+    fn refresh(to: &mut [i16; HIDDEN], net: &Net, board: &Board, change: &Change, perspective: Color) {
+        let removed = &change.removed[..change.removals];
+        let added = &change.added[..change.additions];
+        let king = added
+            .iter()
+            .find(|(piece, _)| piece.is_kind(PieceKind::King))
+            .map_or(board.king_square(perspective), |&(_, sq)| sq);
+        let view = net.view(perspective, king);
+        *to = net.feature_bias.0;
+        let mut add = |piece: Piece, sq: Square| {
+            let row = net.row(perspective, view, piece, sq);
+            to.iter_mut().zip(row).for_each(|(value, &w)| *value = value.wrapping_add(w));
+        };
+        for color in Color::BOTH {
+            for kind in PieceKind::ALL {
+                let piece = Piece::new(color, kind);
+                for &sq in board.pieces(color, kind) {
+                    if !removed.contains(&(piece, sq)) {
+                        add(piece, sq);
+                    }
+                }
+            }
+        }
+        for &(piece, sq) in added {
+            add(piece, sq);
+        }
     }
 
     /// The accumulators after `mv`, which is about to be played on `board`, written to `next`
@@ -389,7 +449,16 @@ impl Accumulator {
         let change = Change::of(board, mv);
         for perspective in Color::BOTH {
             let to = &mut next.values[perspective.index()];
-            let row = |(piece, sq): (Piece, Square)| net.row(perspective, piece, sq);
+            let king = board.king_square(perspective);
+            if change
+                .king_to
+                .is_some_and(|landed| perspective == board.side_to_move() && net.mirrors(landed) != net.mirrors(king))
+            {
+                Accumulator::refresh(to, net, board, &change, perspective);
+                continue;
+            }
+            let view = net.view(perspective, king);
+            let row = |(piece, sq): (Piece, Square)| net.row(perspective, view, piece, sq);
             let ([added, added2], [removed, removed2]) = (change.added, change.removed);
             let from = &self.values[perspective.index()];
             match (change.additions, change.removals) {
@@ -449,6 +518,8 @@ struct Change {
     removed: [(Piece, Square); 2],
     additions: usize,
     removals: usize,
+    /// Where the mover's king lands, if the move is the king's (castling included).
+    king_to: Option<Square>,
 }
 
 impl Change {
@@ -466,6 +537,7 @@ impl Change {
                 removed: [(piece, from), (rook, rook_from)],
                 additions: 2,
                 removals: 2,
+                king_to: Some(to),
             };
         }
         let landed = Piece::new(us, mv.promoted().unwrap_or(piece.kind()));
@@ -482,6 +554,7 @@ impl Change {
             removed: [(piece, from), captured.unwrap_or((piece, from))],
             additions: 1,
             removals: 1 + captured.is_some() as usize,
+            king_to: piece.is_kind(PieceKind::King).then_some(to),
         }
     }
 }
@@ -576,7 +649,13 @@ pub fn random_network_with(seed: u64, feature_range: i32) -> Network {
     words.extend((0..HIDDEN).map(|_| next(100) as i16));
     words.extend((0..OUTPUT_BUCKETS * 2 * HIDDEN).map(|_| next(MAX_OUTPUT_WEIGHT as i32) as i16));
     let output_bias: Vec<i32> = (0..OUTPUT_BUCKETS).map(|_| next(3000) * 7).collect();
-    Network(Arc::new(Net::from_parameters(&words, &output_bias).unwrap()))
+    Network(Arc::new(Net::from_parameters(&words, &output_bias, false).unwrap()))
+}
+
+#[cfg(test)]
+/// `network` read mirrored: the same weights, the board reflected for a king on files e-h.
+pub fn mirrored(network: &Network) -> Network {
+    Network(Arc::new(Net { mirrored: true, ..(**network).clone() }))
 }
 
 #[cfg(test)]
@@ -711,14 +790,20 @@ mod tests {
     /// Random games forward and back, from every suite position (Chess960 castling
     /// included): the accumulators kept up to date move by move, one per ply on a stack as the
     /// search keeps them, null moves included, always equal ones computed from scratch, and so
-    /// do the evaluations.
+    /// do the evaluations; for a plain network and a mirrored one, whose king moves across the
+    /// board's middle (castling long among them) refresh the mover's accumulator.
     #[test]
     fn incremental_updates_match_a_refresh() {
-        let network = random_network(7);
-        let net = &*network;
+        for network in [random_network(7), mirrored(&random_network(7))] {
+            follow_random_games(&network);
+        }
+    }
+
+    fn follow_random_games(net: &Net) {
         let mut random = xorshift(0x1234_5678);
         let mut checked = 0;
         let mut kinds = [0; 4]; // quiet, capture, castling, promotion
+        let mut crossings = [0; 2]; // kings crossing the middle, not castling and castling
         for mut board in crate::perft::suite_boards() {
             let mut stack = vec![Accumulator::new(net, &board)];
             let mut nulls = Vec::new();
@@ -745,6 +830,11 @@ mod tests {
                     };
                     let kind = [mv.is_capture(), mv.is_castle(), mv.promoted().is_some()];
                     kinds[kind.iter().rposition(|&k| k).map_or(0, |k| k + 1)] += 1;
+                    let king = board.king_square(board.side_to_move());
+                    if board.piece_at(mv.from()).is_kind(PieceKind::King) && (mv.to().file() >= 4) != (king.file() >= 4)
+                    {
+                        crossings[mv.is_castle() as usize] += 1;
+                    }
                     let next = play(net, stack.last().unwrap(), &board, mv);
                     board.make_move(mv);
                     nulls.push(false);
@@ -756,6 +846,36 @@ mod tests {
         }
         assert!(checked > 10_000, "{checked}");
         assert!(kinds.iter().all(|&n| n > 20), "quiet, capture, castling, promotion: {kinds:?}");
+        assert!(
+            crossings[0] > 100 && crossings[1] >= 5,
+            "kings crossing the middle, not castling and castling: {crossings:?}"
+        );
+    }
+
+    /// A mirrored network sees a board and its reflection from the a-file to the h-file alike
+    /// (the same inputs, once each side's king is on the half it reads from), where a plain
+    /// one does not; over the suite positions without castling rights (which a reflection
+    /// would not keep).
+    #[test]
+    fn a_mirrored_network_scores_a_board_as_its_reflection() {
+        let plain = random_network(13);
+        let net = mirrored(&plain);
+        let (mut boards, mut unlike) = (0, 0);
+        for board in crate::perft::suite_boards().iter().filter(|b| b.castling_rights() == 0) {
+            let fen = board.to_fen();
+            let fields: Vec<&str> = fen.split(' ').collect();
+            let ranks: Vec<String> = fields[0].split('/').map(|rank| rank.chars().rev().collect()).collect();
+            let en_passant = match fields[3].as_bytes() {
+                [file, rank] => format!("{}{}", (b'h' - (file - b'a')) as char, *rank as char),
+                _ => "-".to_string(),
+            };
+            let reflected = format!("{} {} - {en_passant} {} {}", ranks.join("/"), fields[1], fields[4], fields[5]);
+            let reflected = Board::from_fen(&reflected).unwrap();
+            assert_eq!(net.evaluate(board), net.evaluate(&reflected), "{fen}");
+            unlike += (plain.evaluate(board) != plain.evaluate(&reflected)) as usize;
+            boards += 1;
+        }
+        assert!(boards > 50 && unlike > boards / 2, "{unlike} of {boards} boards scored unlike by the plain network");
     }
 
     /// Mirroring the board and swapping colours swaps the two views, so the evaluation, from
@@ -811,10 +931,15 @@ mod tests {
 
     #[test]
     fn files_round_trip() {
-        let net = random_network(5);
-        let bytes = net.to_bytes();
-        assert_eq!(bytes.len(), FILE_SIZE);
-        assert!(Network::from_bytes(&bytes).unwrap() == net);
+        for net in [random_network(5), mirrored(&random_network(5))] {
+            let bytes = net.to_bytes();
+            assert_eq!(bytes.len(), FILE_SIZE);
+            assert_eq!(
+                bytes[12..HEADER_SIZE],
+                if net.mirrored { FileShape::ENGINE_MIRRORED } else { FileShape::ENGINE }.to_bytes()
+            );
+            assert!(Network::from_bytes(&bytes).unwrap() == net);
+        }
     }
 
     /// A file of another version, or whose header names another shape, is refused with what it
@@ -851,8 +976,9 @@ mod tests {
             FileShape { hidden: 1024, ..engine },
             FileShape { activation: CRELU, ..engine },
             FileShape { output_buckets: 1, ..engine },
-            FileShape { mirroring: 1, ..engine },
+            FileShape { mirroring: 2, ..engine },
             FileShape { king_buckets, ..engine },
+            FileShape { king_buckets, ..FileShape::ENGINE_MIRRORED },
         ] {
             assert_eq!(with(12, &found.to_bytes()), Some(NetError::Shape { found }));
         }
@@ -860,8 +986,8 @@ mod tests {
         assert_eq!(
             NetError::Shape { found }.to_string(),
             "the network has 256 hidden neurons, CReLU, 1 output bucket, no king buckets; this engine reads only \
-             512 hidden neurons, SCReLU, 8 output buckets, no king buckets (the trainer's tools, built with \
-             --features tune, read other shapes)"
+             512 hidden neurons, SCReLU, 8 output buckets, no king buckets, mirrored or not (the trainer's \
+             tools, built with --features tune, read other shapes)"
         );
         let index = 5 * 2 * HIDDEN + 3;
         let weight_at = size - 4 * 8 - 2 * 8 * 2 * HIDDEN + 2 * index;

@@ -180,7 +180,7 @@ impl QuantisedNet {
     /// What a search plays with: the engine's network when this is of the engine's shape,
     /// else this, as a network under trial.
     pub fn into_evaluation(self) -> Result<Evaluation, String> {
-        if self.shape == Shape::engine() {
+        if self.shape.is_the_engines() {
             return Network::from_bytes(&self.to_bytes()).map(Evaluation::Network).map_err(|e| e.to_string());
         }
         Ok(Evaluation::Trial(Arc::new(self)))
@@ -271,13 +271,15 @@ mod tests {
 
     /// The trainer's evaluation of a network of the engine's shape is the engine's, to the
     /// centipawn, over every perft suite position: the built-in network and a random one whose
-    /// accumulators wrap and clamp at both ends.
+    /// accumulators wrap and clamp at both ends, each read plain and mirrored (so the two read
+    /// a mirrored file alike).
     #[test]
     fn the_engine_shape_evaluates_as_the_engine_does() {
-        for network in [nnue::embedded(), nnue::random_network_with(4, 30_000)] {
+        let wide = nnue::random_network_with(4, 30_000);
+        for network in [nnue::embedded(), nnue::mirrored(&nnue::embedded()), nnue::mirrored(&wide), wide] {
             let net = QuantisedNet::from_bytes(&network.to_bytes()).unwrap();
             assert_eq!(net.to_bytes(), network.to_bytes());
-            assert_eq!(*net.shape(), Shape::engine());
+            assert!(net.shape().is_the_engines());
             for board in crate::perft::suite_boards() {
                 assert_eq!(net.evaluate(&board), network.evaluate(&board), "{}", board.to_fen());
             }

@@ -1,7 +1,8 @@
 //! The shapes of network the trainer makes, in one place: which inputs a position sets (piece
 //! and square, seen from a side whose king's square picks a bucket of inputs and may mirror the
 //! board), how wide the hidden layer is, how many output buckets there are and the activation.
-//! The engine compiles one of them (`Shape::engine`); the others are shapes under test, which
+//! The engine compiles one of them (`Shape::engine`), which it reads plain or mirrored
+//! (`Shape::is_the_engines`); the others are shapes under test, which
 //! the trainer trains, quantises, writes and reads (`network`), and plays with in `datagen`.
 //! Training, the quantised networks and both file formats (networks and checkpoints) take the
 //! shape from here, so that another shape is another value of `Shape` rather than an edit in
@@ -96,6 +97,8 @@ pub struct KingBuckets {
 impl KingBuckets {
     /// One bucket, no mirroring: the inputs do not depend on the king.
     pub const NONE: KingBuckets = KingBuckets { map: [0; 64], mirrored: false, count: 1 };
+    /// One bucket, mirrored: the board reflected for a king on files e-h, and nothing more.
+    pub const MIRRORED: KingBuckets = KingBuckets { map: [0; 64], mirrored: true, count: 1 };
 
     /// Buckets numbered from 0 without gaps (an unused bucket would be weights no position
     /// trains), symmetric between the halves of the board when `mirrored`.
@@ -162,6 +165,12 @@ impl Shape {
     /// The one shape the engine compiles (`nnue::FileShape::ENGINE`).
     pub fn engine() -> Shape {
         Shape { output_buckets: nnue::OUTPUT_BUCKETS, ..Shape::plain(nnue::HIDDEN, Activation::SCReLU) }
+    }
+
+    /// Whether the engine plays networks of this shape: its own, read plain or mirrored
+    /// (`nnue::FileShape::ENGINE_MIRRORED`).
+    pub fn is_the_engines(&self) -> bool {
+        *self == Shape::engine() || *self == Shape { kings: KingBuckets::MIRRORED, ..Shape::engine() }
     }
 
     /// Inputs per side: a block of `PIECE_INPUTS` per king bucket.

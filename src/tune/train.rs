@@ -589,10 +589,10 @@ pub fn run(options: &Options) -> Result<(), String> {
         error.max,
         error.mean
     );
-    if trainer.net.shape != Shape::engine() {
+    if !trainer.net.shape.is_the_engines() {
         eprintln!(
-            "train: the engine plays only networks of {}; this one is for the trainer's tools (datagen --net, \
-             net-eval, train --compare and --init)",
+            "train: the engine plays only networks of {}, mirrored or not; this one is for the trainer's tools \
+             (datagen --net, net-eval, train --compare and --init)",
             Shape::engine()
         );
     }

@@ -1,8 +1,9 @@
 //! The shape fields of a network file's header (format version 3) as they are stored, whatever
 //! they say: the layout in which the trainer writes every shape it makes and from which the
-//! engine reads its own. The engine compiles one shape (`FileShape::ENGINE`) and refuses a file
-//! whose fields say another, naming it (`Display`); the trainer (`tune::shape`) gives the fields
-//! their meaning for every shape it trains.
+//! engine reads its own. The engine compiles one shape (`FileShape::ENGINE`, also read mirrored
+//! as `FileShape::ENGINE_MIRRORED`) and refuses a file whose fields say another, naming it
+//! (`Display`); the trainer (`tune::shape`) gives the fields their meaning for every shape it
+//! trains.
 
 use std::fmt;
 
@@ -26,8 +27,8 @@ pub struct FileShape {
 }
 
 impl FileShape {
-    /// The one shape the engine reads: no king buckets, `HIDDEN` SCReLU neurons, eight output
-    /// buckets.
+    /// The shape the engine reads (plain, or as `ENGINE_MIRRORED`): no king buckets, `HIDDEN`
+    /// SCReLU neurons, eight output buckets.
     pub const ENGINE: FileShape = FileShape {
         hidden: super::HIDDEN as u32,
         activation: SCRELU,
@@ -36,6 +37,11 @@ impl FileShape {
         king_buckets: [0; 64],
     };
 
+    /// The engine's shape read mirrored: each side reflects the board while its king stands on
+    /// files e-h (one king bucket).
+    pub const ENGINE_MIRRORED: FileShape = FileShape { mirroring: 1, ..FileShape::ENGINE };
+
+    #[cfg(any(test, feature = "tune"))]
     pub fn to_bytes(self) -> [u8; SHAPE_BYTES] {
         let mut bytes = [0; SHAPE_BYTES];
         let words = [self.hidden, self.activation, self.output_buckets, self.mirroring];
