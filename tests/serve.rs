@@ -1,108 +1,36 @@
 //! `sentinel serve` through its API, as a client sees it: each test starts the server on a free
 //! loopback port (`--listen 127.0.0.1:0`, the port read from its first line) and talks HTTP and
-//! WebSocket to it over TCP with the small clients below, checking the answers field by field.
+//! WebSocket to it over TCP with the small clients of tests/common, checking the answers field
+//! by field.
 //! Moves the server calls legal are checked by the binary's own `perft`, a path that shares
 //! nothing with the server's request reading but the move generator.
 
 #![cfg(feature = "serve")]
 
 mod common;
+#[path = "common/server.rs"]
+mod server;
 #[path = "common/websocket.rs"]
 mod websocket;
 
 use serde_json::Value;
+use server::{Response, Server, TIMEOUT};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use websocket::Socket;
-
-/// Generous: the machine is shared, and a test binary's searches run beside other tests'.
-const TIMEOUT: Duration = Duration::from_secs(30);
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 /// 1.Nf6+ gxf6 2.Bxf7#: a mate in two with one first move.
 const MATE_IN_2: &str = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1";
 
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    stderr: std::sync::Arc<std::sync::Mutex<String>>,
-}
-
 impl Server {
+    /// `sentinel serve` on a free loopback port, with `args`.
     fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-            .arg("serve")
-            .args(["--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the sentinel binary starts");
-        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().unwrap();
-        let collected = std::sync::Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            collected.lock().unwrap().push_str(&text);
-        });
-        let (sender, lines) = std::sync::mpsc::channel();
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = sender.send(line);
-            }
-        });
-        let line = lines.recv_timeout(TIMEOUT).expect("the server says where it listens");
-        let addr = line.strip_prefix("listening on http://").expect("a 'listening on' line").parse().unwrap();
-        Server { child, addr, stderr }
-    }
-
-    fn get(&self, path: &str) -> Response {
-        self.request("GET", path, &[], None)
-    }
-
-    fn post(&self, path: &str, json: &str) -> Response {
-        self.request("POST", path, &[("Content-Type", "application/json")], Some(json.as_bytes()))
-    }
-
-    fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&[u8]>) -> Response {
-        let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-        if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
-            head.push_str(&format!("Host: {}\r\n", self.addr));
-        }
-        for (name, value) in headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        if let Some(body) = body {
-            head.push_str(&format!("Content-Length: {}\r\n", body.len()));
-        }
-        head.push_str("\r\n");
-        let mut bytes = head.into_bytes();
-        bytes.extend_from_slice(body.unwrap_or_default());
-        self.raw(&bytes)
-    }
-
-    /// Sends `bytes` as they are and reads the whole answer.
-    fn raw(&self, bytes: &[u8]) -> Response {
-        let mut stream = TcpStream::connect(self.addr).expect("connect");
-        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
-        // A refusal may come before the whole body is sent; the answer is what counts.
-        let _ = stream.write_all(bytes);
-        let mut answer = Vec::new();
-        if let Err(e) = stream.read_to_end(&mut answer)
-            && answer.is_empty()
-        {
-            panic!("no answer: {e}\nstderr: {}", self.stderr());
-        }
-        Response::parse(&answer).unwrap_or_else(|| panic!("not an HTTP answer: {}", String::from_utf8_lossy(&answer)))
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
+        let mut command = server::command("127.0.0.1:0");
+        command.args(args);
+        Server::start_command(command)
     }
 
     /// The queue's state, from `GET /api/status`.
@@ -112,53 +40,11 @@ impl Server {
 
     /// Waits until the queue's state satisfies `done`.
     fn wait_for(&self, what: &str, done: impl Fn(&Value) -> bool) {
-        let deadline = Instant::now() + TIMEOUT;
-        while !done(&self.queue()) {
-            assert!(Instant::now() < deadline, "the queue never showed {what}: {}", self.queue());
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        server::wait_until(&format!("queue showing {what}"), || self.queue(), done);
     }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-#[derive(Debug)]
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
 }
 
 impl Response {
-    fn parse(bytes: &[u8]) -> Option<Response> {
-        let end = bytes.windows(4).position(|w| w == b"\r\n\r\n")?;
-        let head = std::str::from_utf8(&bytes[..end]).ok()?;
-        let mut lines = head.split("\r\n");
-        let status = lines.next()?.split_whitespace().nth(1)?.parse().ok()?;
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|line| line.split_once(':'))
-            .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_string()))
-            .collect();
-        let mut body = bytes[end + 4..].to_vec();
-        if headers.iter().any(|(name, value)| name == "transfer-encoding" && value.contains("chunked")) {
-            body = unchunk(&body);
-        }
-        Some(Response { status, headers, body: String::from_utf8_lossy(&body).into_owned() })
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, value)| value.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {self:?}"))
-    }
-
     /// A refusal: the status, and a JSON body with an error message and this code.
     fn refusal(&self, status: u16, code: &str) -> Value {
         assert_eq!(self.status, status, "{self:?}");
@@ -168,20 +54,6 @@ impl Response {
         assert!(json["error"].as_str().is_some_and(|e| !e.is_empty()), "{self:?}");
         json
     }
-}
-
-fn unchunk(mut body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(end) = body.windows(2).position(|w| w == b"\r\n") {
-        let size = usize::from_str_radix(std::str::from_utf8(&body[..end]).unwrap_or("0").trim(), 16).unwrap_or(0);
-        if size == 0 {
-            break;
-        }
-        let start = end + 2;
-        out.extend_from_slice(&body[start..(start + size).min(body.len())]);
-        body = &body[(start + size + 2).min(body.len())..];
-    }
-    out
 }
 
 /// Percent-encodes a query value.

@@ -7,19 +7,18 @@
 
 #![cfg(feature = "serve")]
 
+#[path = "common/server.rs"]
+mod server;
 #[path = "common/websocket.rs"]
 mod websocket;
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use server::{Response, Server, TIMEOUT};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use websocket::Socket;
 
-const TIMEOUT: Duration = Duration::from_secs(30);
 const PASSWORD: &str = "correct horse 7";
 
 /// A folder of the test's own for its database, removed at the end.
@@ -44,12 +43,6 @@ impl Drop for Folder {
     }
 }
 
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    stderr: Arc<Mutex<String>>,
-}
-
 impl Server {
     fn start(db: &Path) -> Server {
         Server::start_with(db, &[])
@@ -59,125 +52,35 @@ impl Server {
         Server::start_on("127.0.0.1:0", db, args)
     }
 
+    /// A server listening on `listen` with its database at `db` (none: an empty path), its log
+    /// at trace for the tests that read it, and an engine small and quick for the replies of
+    /// engine games.
     fn start_on(listen: &str, db: &Path, args: &[&str]) -> Server {
         let mut db_args = vec![std::ffi::OsString::from("--db"), db.as_os_str().to_owned()];
         if db.as_os_str().is_empty() {
             db_args.clear();
         }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sentinel"))
-            .args(["serve", "--listen", listen, "--default-movetime", "30", "--threads", "1", "--hash", "8"])
+        let mut command = server::command(listen);
+        command
+            .args(["--default-movetime", "30", "--threads", "1", "--hash", "8"])
             .args(db_args)
             .args(args)
-            .env("RUST_LOG", "trace")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the sentinel binary starts");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().unwrap();
-        let collected = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut buffer = [0; 4096];
-            while let Ok(n) = pipe.read(&mut buffer) {
-                if n == 0 {
-                    break;
-                }
-                collected.lock().unwrap().push_str(&String::from_utf8_lossy(&buffer[..n]));
-            }
-        });
-        let (sender, lines) = std::sync::mpsc::channel();
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = sender.send(line);
-            }
-        });
-        let line = lines
-            .recv_timeout(TIMEOUT)
-            .unwrap_or_else(|_| panic!("the server says where it listens; stderr: {}", stderr.lock().unwrap()));
-        let mut addr: SocketAddr =
-            line.strip_prefix("listening on http://").expect("a 'listening on' line").parse().unwrap();
-        if addr.ip().is_unspecified() {
-            addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
-        }
-        Server { child, addr, stderr }
+            .env("RUST_LOG", "trace");
+        Server::start_command(command)
     }
 
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
+    /// The server dies at once, as with `kill -9`: dropping it kills it with SIGKILL.
+    fn kill(self) {
+        drop(self);
     }
-
-    /// The server dies at once, as with `kill -9`.
-    fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-#[derive(Debug)]
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
 }
 
 impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {self:?}"))
-    }
-
     /// A refusal with this status and code.
     fn refused(&self, status: u16, code: &str) {
         assert_eq!(self.status, status, "{self:?}");
         assert_eq!(self.json()["code"], code, "{self:?}");
     }
-}
-
-fn send(addr: SocketAddr, bytes: &[u8]) -> Response {
-    let mut stream = TcpStream::connect(addr).expect("connect");
-    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
-    stream.write_all(bytes).unwrap();
-    let mut answer = Vec::new();
-    let _ = stream.read_to_end(&mut answer);
-    let end = answer.windows(4).position(|w| w == b"\r\n\r\n").expect("an HTTP answer");
-    let head = String::from_utf8_lossy(&answer[..end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split_whitespace().nth(1).unwrap().parse().unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let mut body = answer[end + 4..].to_vec();
-    if headers.iter().any(|(n, v)| n == "transfer-encoding" && v.contains("chunked")) {
-        body = unchunk(&body);
-    }
-    Response { status, headers, body: String::from_utf8_lossy(&body).into_owned() }
-}
-
-fn unchunk(mut body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(end) = body.windows(2).position(|w| w == b"\r\n") {
-        let size = usize::from_str_radix(std::str::from_utf8(&body[..end]).unwrap_or("0").trim(), 16).unwrap_or(0);
-        if size == 0 {
-            break;
-        }
-        let start = end + 2;
-        out.extend_from_slice(&body[start..(start + size).min(body.len())]);
-        body = &body[(start + size + 2).min(body.len())..];
-    }
-    out
 }
 
 /// A browser: its session cookie and the CSRF token its page read.
@@ -207,22 +110,22 @@ impl Client {
 
     fn request(&mut self, method: &str, path: &str, body: Option<&Value>, csrf: bool) -> Response {
         let host = self.host.clone().unwrap_or_else(|| self.addr.to_string());
-        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+        let mut headers = vec![("Host", host.as_str())];
         if let Some(origin) = &self.origin {
-            head.push_str(&format!("Origin: {origin}\r\n"));
+            headers.push(("Origin", origin));
         }
         if let Some(cookie) = &self.cookie {
-            head.push_str(&format!("Cookie: {cookie}\r\n"));
+            headers.push(("Cookie", cookie));
         }
         if csrf && let Some(token) = &self.csrf {
-            head.push_str(&format!("X-CSRF-Token: {token}\r\n"));
+            headers.push(("X-CSRF-Token", token));
         }
         let body = body.map(|b| b.to_string()).unwrap_or_default();
         if method != "GET" {
-            head.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));
+            headers.push(("Content-Type", "application/json"));
         }
-        head.push_str("\r\n");
-        let response = send(self.addr, format!("{head}{body}").as_bytes());
+        let body = (method != "GET").then_some(body.as_bytes());
+        let response = server::request(self.addr, method, path, &headers, body).unwrap_or_else(|e| panic!("{e}"));
         if let Some(set) = response.header("set-cookie") {
             self.cookie = set.split(';').next().map(str::to_string);
         }
@@ -307,7 +210,7 @@ fn accounts_sessions_and_the_csrf_token() {
         evil.csrf.take().unwrap(),
         body.to_string().len()
     );
-    assert_eq!(send(server.addr, head.as_bytes()).status, 403);
+    assert_eq!(server.raw(head.as_bytes()).status, 403);
 
     // Names and passwords are checked; a name is taken once, whatever its case.
     ann.post("/api/account/register", json!({"name": "ann", "password": "short"})).refused(400, "bad_value");
@@ -641,11 +544,11 @@ fn a_version_1_database_is_opened_and_migrated() {
 fn a_lan_server_serves_pages_of_its_own_lan_address_and_no_other_site() {
     let folder = Folder::new("lan");
     let server = Server::start_on("0.0.0.0:0", &folder.db(), &[]);
-    let deadline = Instant::now() + TIMEOUT;
-    while !server.stderr().contains("other machines may reach") {
-        assert!(Instant::now() < deadline, "no warning that others may reach it: {}", server.stderr());
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server::wait_until(
+        "warning that others may reach it",
+        || server.stderr(),
+        |log| log.contains("other machines may reach"),
+    );
     // A phone opens http://192.168.1.20:PORT/: its page's requests name that host and origin.
     let lan = format!("192.168.1.20:{}", server.addr.port());
     let browser = |server: &Server| Client {
@@ -676,11 +579,7 @@ fn without_a_database_file_games_are_kept_in_memory_and_it_says_so() {
     let mut guest = Client::new(&server);
     let state = guest.post("/api/games", json!({"mode": "friend"}));
     assert_eq!(state.status, 201, "{state:?}");
-    let deadline = Instant::now() + TIMEOUT;
-    while !server.stderr().contains("kept in memory") {
-        assert!(Instant::now() < deadline, "no word that games are in memory: {}", server.stderr());
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server::wait_until("word that games are in memory", || server.stderr(), |log| log.contains("kept in memory"));
 }
 
 #[test]
