@@ -230,11 +230,20 @@ fn cannot_mate(fen: &str, colour: Color) -> bool {
 }
 
 impl Game {
-    fn setup(&self) -> Result<Setup, ApiError> {
-        Setup::new(Some(&self.start_fen), &self.moves, false).map_err(|e| {
+    /// The position after the first `plies` of the game's moves (all of them at most), replayed
+    /// from the stored record: one that does not replay is the database's fault, not the
+    /// caller's, and is said so the same way wherever it is found.
+    fn position_after(&self, plies: usize) -> Result<Setup, ApiError> {
+        let moves = &self.moves[..plies.min(self.moves.len())];
+        Setup::new(Some(&self.start_fen), moves, false).map_err(|e| {
             log::error!("game {}: its stored moves do not replay: {e}", self.id);
             ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "database", "this game's record is damaged")
         })
+    }
+
+    /// The position now.
+    fn setup(&self) -> Result<Setup, ApiError> {
+        self.position_after(self.moves.len())
     }
 
     fn seat_of(&self, caller: Option<&Caller>) -> Option<Color> {
@@ -1047,10 +1056,9 @@ pub async fn takeback(
     if matches!(game.termination.as_deref(), Some("resignation" | "timeout" | "agreement")) {
         return Err(conflict("game_over", "a game ended by resignation or on time cannot be taken back"));
     }
-    let start = Setup::new(Some(&game.start_fen), &[] as &[&str], false)
-        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "database", "this game's record is damaged"))?;
-    // The side that played ply i.
-    let mover = |ply: usize| if ply.is_multiple_of(2) { start.side_to_move() } else { other(start.side_to_move()) };
+    // The side that played ply i: the sides take turns from the start position's side to move.
+    let first = game.position_after(0)?.side_to_move();
+    let mover = |ply: usize| if ply.is_multiple_of(2) { first } else { other(first) };
     let Some(last_own) = (0..game.moves.len()).rev().find(|&ply| mover(ply) == colour) else {
         return Err(conflict("nothing_to_take_back", "you have no move to take back"));
     };
