@@ -755,6 +755,16 @@ fn state_answer(status: StatusCode, game: &Game, caller: Option<&Caller>) -> Res
     Ok(response)
 }
 
+/// A player's change to a held game (a move, a takeback, a resignation, a draw offer), stored,
+/// then the engine's reply where the change left the engine to move, stored too, and only then
+/// the answer: what the caller is shown is always what the database has. After a resignation,
+/// or in a game between two people, the engine has no move to make and nothing more is stored.
+async fn commit_and_answer(state: &AppState, game: &mut Game, caller: &Caller) -> Result<Response, ApiError> {
+    *game = save_and_reload(state, game).await?;
+    advance(state, game).await?;
+    state_answer(StatusCode::OK, game, Some(caller))
+}
+
 #[derive(Deserialize, Default, Debug)]
 #[serde(deny_unknown_fields)]
 struct LevelFields {
@@ -1035,9 +1045,7 @@ pub async fn play_move(
         return Err(forbidden("not_your_piece", &format!("the piece on {from} is your opponent's")));
     }
     game.play(&text, now_ms())?;
-    *game = save_and_reload(&state, game).await?;
-    advance(&state, game).await?;
-    state_answer(StatusCode::OK, game, Some(&caller))
+    commit_and_answer(&state, game, &caller).await
 }
 
 /// `POST /api/games/{id}/takeback` (engine games): back to the caller's last move before it.
@@ -1069,9 +1077,7 @@ pub async fn takeback(
     if let Some(clock) = &mut game.clock {
         clock.at = (plies >= 2).then(now_ms);
     }
-    *game = save_and_reload(&state, game).await?;
-    advance(&state, game).await?;
-    state_answer(StatusCode::OK, game, Some(&caller))
+    commit_and_answer(&state, game, &caller).await
 }
 
 /// `POST /api/games/{id}/resign`.
@@ -1088,8 +1094,7 @@ pub async fn resign(
         return Err(conflict("game_over", "this game is over"));
     }
     game.finish(win_for(other(colour)), "resignation");
-    *game = save_and_reload(&state, game).await?;
-    state_answer(StatusCode::OK, game, Some(&caller))
+    commit_and_answer(&state, game, &caller).await
 }
 
 /// `POST /api/games/{id}/draw` (friend games): offers a draw, or accepts the opponent's offer.
@@ -1115,8 +1120,7 @@ pub async fn draw(
     } else {
         game.draw_offer = Some(colour);
     }
-    *game = save_and_reload(&state, game).await?;
-    state_answer(StatusCode::OK, game, Some(&caller))
+    commit_and_answer(&state, game, &caller).await
 }
 
 /// `DELETE /api/games/{id}`: a player's own game goes (a friend game under way with both seats
