@@ -511,7 +511,8 @@ impl<'a> Worker<'a> {
     }
 
     /// Called at every node: counts it and, every so often, looks at the clock and the flags.
-    /// Only the main thread applies the limits; it stops the helpers when it finishes.
+    /// The main thread applies the limits and stops the helpers when it finishes; a helper
+    /// applies only the node limit, itself.
     fn check_limits(&mut self) {
         self.nodes += 1;
         // At every node, not every thousand: once the search is stopped, each thread must
@@ -528,6 +529,11 @@ impl<'a> Worker<'a> {
         }
         self.control.publish_nodes(self.id, self.nodes);
         if !main {
+            // All threads' nodes count against `go nodes`: while the main thread waits for a
+            // core, a helper would otherwise search on past the limit until it is stopped.
+            if self.limits.nodes.is_some_and(|n| self.control.total_nodes(self.id, self.nodes) >= n) {
+                self.stopped = true;
+            }
             return;
         }
         self.helper_nodes = self.control.total_nodes(self.id, 0);

@@ -844,6 +844,35 @@ mod tests {
         }
     }
 
+    /// A helper stops at the node limit by itself, all threads' nodes counted: here the main
+    /// thread never runs at all, as when it waits long for a core, and the test raises the stop
+    /// flag only after ten seconds, far past the limit.
+    #[test]
+    fn a_helper_keeps_to_the_node_limit_alone() {
+        let (tt, control, evaluation, params) =
+            (TranspositionTable::minimal(), Control::new(), Evaluation::HandCrafted, Params::default());
+        control.reset(false, 2);
+        control.publish_nodes(0, 5_000);
+        let shared = Shared { tt: &tt, control: &control, evaluation: &evaluation, params: &params, tablebases: None };
+        let mut state = ThreadState::new(&evaluation);
+        let limits = Limits { nodes: Some(30_000), ..Limits::default() };
+        let time = TimeManager::new(&Limits { infinite: true, ..Limits::default() }, Duration::ZERO, &params);
+        let (done, finished) = mpsc::channel();
+        let nodes = std::thread::scope(|scope| {
+            let helper = scope.spawn(|| {
+                let mut worker = Worker::new(1, Board::from_fen(START_FEN).unwrap(), shared, &mut state, limits, time);
+                worker.iterative_deepening(&mut (Box::new(|_| {}) as Reporter));
+                let _ = done.send(());
+                worker.nodes
+            });
+            if finished.recv_timeout(Duration::from_secs(10)).is_err() {
+                control.stop.store(true, Ordering::SeqCst);
+            }
+            helper.join().expect("the helper's search")
+        });
+        assert!(nodes + 5_000 <= 30_000 + PUBLISH_INTERVAL, "the helper searched {nodes} nodes");
+    }
+
     /// A move records itself and its continuation key (the piece and where it went) in its
     /// ply's stack entry, which the continuation histories of the plies below read; a null move
     /// records none, so that no history is credited to it. Taking them back restores the board.
